@@ -1,0 +1,153 @@
+"""What every game offers the driver, the command line and the tests, and the registry.
+
+A game is a subclass of :class:`Game` in ``simcore/games/<game>_api.py``.  It
+names its compiled modules; this base class supplies the parts that are the
+same for every game: strategy line-ups (built-ins and plug-ins), variant
+loading, and the Parquet schema conventions (score_s, share_s, one column per
+rule event).  Adding a game = one entry in GAMES plus its four files.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+
+from simcore.errors import BalanceError
+from simcore.variants import Variant, load_variant, parse_variant
+
+GAMES = {
+    "bird-weather": "simcore.games.bird_weather_api:BirdWeather",
+}
+
+
+def game_names() -> list[str]:
+    return list(GAMES)
+
+
+def get_game(name: str) -> "Game":
+    if name not in GAMES:
+        raise BalanceError(f"unknown game '{name}' (choose from: {', '.join(GAMES)})")
+    module_name, cls = GAMES[name].split(":")
+    return getattr(importlib.import_module(module_name), cls)()
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who sits where: strategy names, their kernel ids and parameter rows, and the
+    compiled play-loop module that knows them (the stock one, or a plug-in build)."""
+
+    names: tuple[str, ...]
+    ids: np.ndarray  # int64[players]
+    params: np.ndarray  # float64[MAX_PLAYERS, N_PARAMS]
+    kernels: ModuleType
+    plugins: tuple[str, ...] = ()  # plug-in file paths
+
+
+@dataclass(frozen=True)
+class Event:
+    """A rule event counted per game: Parquet column, label, and what it is a rate of."""
+
+    column: str
+    label: str
+    per: str = "trick"  # "trick" (rate = count / tricks) or "game"
+
+
+class Game:
+    name: str
+    title: str
+    player_counts: tuple[int, ...]
+    variant_keys: dict
+    max_players: int
+    assumed: tuple[str, ...] = ()  # notes printed wherever assumed game data is used
+    strategies_module: str  # e.g. "strategies.bird_weather"
+    kernels_module: str  # e.g. "simcore.games.bird_weather_run"
+    plugin_decisions: dict  # decision -> argument list of the plug-in functions
+    events: tuple[Event, ...] = ()
+    default_strategy = "random"
+
+    # --- variants and setup ------------------------------------------------
+    def variant(self, path=None, overrides: dict | None = None) -> Variant:
+        variant = load_variant(self.name, path, self.variant_keys)
+        if overrides:
+            merged = {**variant.to_dict(), **overrides}
+            variant = parse_variant(self.name, merged, self.variant_keys, variant.source or "options")
+            if path is None:
+                variant = Variant(self.name, "custom", "", variant.settings, None)
+        return variant
+
+    def check_players(self, players: int) -> None:
+        if players not in self.player_counts:
+            counts = ", ".join(map(str, self.player_counts))
+            raise BalanceError(f"{self.title} is played by {counts} players, not {players}")
+
+    def setup(self, players: int, variant: Variant):
+        raise NotImplementedError
+
+    # --- strategies ----------------------------------------------------------
+    def strategy_module(self) -> ModuleType:
+        return importlib.import_module(self.strategies_module)
+
+    def builtin_strategies(self) -> dict[str, int]:
+        return dict(self.strategy_module().BUILTIN)
+
+    def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
+        """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
+        from simcore.plugins import build_dispatch, load_plugin, module_copy
+
+        strategies = self.strategy_module()
+        plugins = []
+        for path in plugin_paths:
+            plugin = load_plugin(path)
+            if plugin.game != self.name:
+                raise BalanceError(f"plug-in {path} is for '{plugin.game}', not '{self.name}'")
+            if plugin.name in strategies.BUILTIN or plugin.name in [p.name for p in plugins]:
+                raise BalanceError(f"plug-in {path}: strategy name '{plugin.name}' is already taken")
+            plugins.append(plugin)
+        ids = dict(strategies.BUILTIN)
+        for k, plugin in enumerate(plugins):
+            ids[plugin.name] = strategies.PLUGIN_BASE + k
+
+        if spec is None or spec == "":
+            names = [self.default_strategy] * players
+        else:
+            names = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec)]
+            if len(names) == 1:
+                names = names * players
+        if len(names) != players:
+            raise BalanceError(f"--strategies names {len(names)} seats but the game has {players} players")
+        for n in names:
+            if n not in ids:
+                raise BalanceError(f"unknown strategy '{n}' for {self.name} (choose from: {', '.join(ids)})")
+
+        params = np.zeros((self.max_players, strategies.N_PARAMS), dtype=np.float64)
+        for seat, n in enumerate(names):
+            if n in strategies.BUILTIN:
+                params[seat] = strategies.default_params(n)
+            else:
+                plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
+                params[seat, : len(getattr(plugin.module, "PARAMS", ()))] = getattr(plugin.module, "PARAMS", ())
+        kernels = importlib.import_module(self.kernels_module)
+        if plugins:
+            suffix = "plugins_" + "_".join(p.name.replace("-", "_") for p in plugins)
+            injected = build_dispatch(self.plugin_decisions, plugins, strategies)
+            strategy_copy = module_copy(strategies, suffix, injected)
+            kernels = module_copy(kernels, suffix, {"__strategies__": strategy_copy})
+        return Lineup(tuple(names), np.array([ids[n] for n in names], dtype=np.int64), params, kernels,
+                      tuple(p.path for p in plugins))
+
+    # --- runs ------------------------------------------------------------------
+    def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def metadata(self, setup) -> dict:
+        """Game-specific run metadata (events, tricks per game, deck ...)."""
+        return {"events": [e.__dict__ for e in self.events]}
+
+    # --- logs, replays, scenarios --------------------------------------------------
+    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
+        raise NotImplementedError
+
+    def format_log(self, log: dict) -> str:
+        raise NotImplementedError

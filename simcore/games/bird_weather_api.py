@@ -1,0 +1,264 @@
+"""Trick-Take BIRD & WEATHER as the driver, CLI and tests see it: setup, chunk runs,
+trick logs from both engines, replays and scenarios."""
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.errors import BalanceError
+from simcore.game import Event, Game, Lineup
+from simcore.games import bird_weather as bw
+from simcore.reference import bird_weather as ref
+from simcore.bits import mask_to_list
+
+
+class LogDecider:
+    """Replays the decisions of a compiled game log through the reference engine, so the
+    oracle checks any strategy's play (a decision it finds illegal raises IllegalPlay)."""
+
+    def __init__(self, log: dict):
+        self.facedowns = [card for deal in log["deals"] for card in deal["facedown"]]
+        self.plays = [card for trick in log["tricks"] for card in trick["cards"]]
+        self.picks = [t["pick_seat"] for t in log["tricks"] if t["pick_seat"] is not None]
+
+    def facedown(self, seat, hand):
+        return self.facedowns.pop(0)
+
+    def play(self, seat, hand, legal, view):
+        return self.plays.pop(0)
+
+    def pick(self, seat, seats_available, view):
+        return self.picks.pop(0)
+
+
+class BirdWeather(Game):
+    name = bw.GAME
+    title = bw.TITLE
+    player_counts = bw.PLAYER_COUNTS
+    max_players = bw.MAX_PLAYERS
+    variant_keys = bw.VARIANT_KEYS
+    strategies_module = "strategies.bird_weather"
+    kernels_module = "simcore.games.bird_weather_run"
+    events = (
+        Event("reversals", "Reversal (lowest card wins)"),
+        Event("zero_wins", "Zero win (all same tens)"),
+        Event("zero_point_tricks", "0-point trick (face-down rule)"),
+        Event("facedowns_taken", "Face-down card taken"),
+        Event("zero_scored_tricks", "0-point trick still scoring 0"),
+    )
+
+    @property
+    def plugin_decisions(self):
+        return self.strategy_module().PLUGIN_DECISIONS
+
+    def setup(self, players, variant, deals: int | None = None):
+        self.check_players(players)
+        settings = dict(variant.settings)
+        if deals is not None:
+            settings["deals"] = deals
+        return bw.make_setup(players, settings)
+
+    def reference_rules(self, setup) -> ref.Rules:
+        return ref.Rules(setup.players, setup.cards, setup.hand_size, setup.deals, setup.reversal,
+                         setup.zero_win, setup.facedown)
+
+    # --- runs --------------------------------------------------------------------
+    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+        p = setup.players
+        scores = np.zeros((n, p), dtype=np.int16)
+        shares = np.zeros((n, p), dtype=np.float32)
+        counters = np.zeros((n, bw.N_COUNTERS), dtype=np.uint8)
+        hands = np.zeros((n, p), dtype=np.uint64)
+        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.number, setup.follow, lineup.ids,
+                                 lineup.params, scores, shares, counters, hands)
+        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
+        for s in range(p):
+            columns[f"score_{s}"] = scores[:, s]
+        for s in range(p):
+            columns[f"share_{s}"] = shares[:, s]
+        for c, name in enumerate(bw.COUNTER_NAMES):
+            columns[name] = counters[:, c]
+        for s in range(p):
+            columns[f"hand_{s}"] = hands[:, s]
+        return columns
+
+    def metadata(self, setup) -> dict:
+        return {**super().metadata(setup), "tricks_per_game": setup.tricks * setup.deals, "deck": list(setup.cards),
+                "hand_columns": "deck-index bitmask of the first deal's hand (incl. the face-down card)"}
+
+    # --- logs ------------------------------------------------------------------------
+    def _kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
+        indices = np.asarray(indices, dtype=np.int64)
+        k = len(indices)
+        rows = setup.deals * setup.tricks
+        logs = np.full((k, rows, bw.LOG_WIDTH), -1, dtype=np.int64)
+        dealt = np.zeros((k, setup.deals, bw.MAX_PLAYERS), dtype=np.uint64)
+        facedowns = np.full((k, setup.deals, bw.MAX_PLAYERS), -1, dtype=np.int64)
+        totals = np.zeros((k, bw.MAX_PLAYERS), dtype=np.int64)
+        counters = np.zeros((k, bw.N_COUNTERS), dtype=np.int64)
+        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.number, setup.follow, lineup.ids,
+                                        lineup.params, logs, dealt, facedowns, totals, counters)
+        return [self._log_dict(setup, logs[g], dealt[g], facedowns[g], totals[g], counters[g])
+                for g in range(k)]
+
+    def _log_dict(self, setup, log, dealt, facedowns, totals, counters) -> dict:
+        p = setup.players
+        card = setup.cards
+        deals = []
+        for d in range(setup.deals):
+            deals.append({
+                "deal": d, "leader": d % p,
+                "hands": [[card[i] for i in mask_to_list(dealt[d, s])] for s in range(p)],
+                "facedown": [card[facedowns[d, s]] if facedowns[d, s] >= 0 else None for s in range(p)],
+            })
+        tricks = []
+        for row in log:
+            if row[bw.L_TRICK] < 0:
+                break
+            cards = [card[row[bw.L_CARD + i]] for i in range(p)]
+            lead = cards[0]
+            tricks.append({
+                "deal": int(row[bw.L_DEAL]), "trick": int(row[bw.L_TRICK]), "leader": int(row[bw.L_LEADER]),
+                "cards": cards,
+                "followed": [c // 10 == lead // 10 or c % 10 == lead % 10 for c in cards],
+                "winner": int(row[bw.L_WINNER]), "kind": bw.KIND_NAMES[row[bw.L_KIND]],
+                "points_card": card[row[bw.L_POINTS_CARD]],
+                "pick_seat": int(row[bw.L_PICK_SEAT]) if row[bw.L_PICK_SEAT] >= 0 else None,
+                "pick_card": card[row[bw.L_PICK_CARD]] if row[bw.L_PICK_CARD] >= 0 else None,
+                "points": int(row[bw.L_POINTS]),
+            })
+        scores = [int(x) for x in totals[:p]]
+        return {"game": self.name, "players": p, "deals": deals, "tricks": tricks, "scores": scores,
+                "shares": ref.shares_of(scores),
+                "counters": {name: int(counters[c]) for c, name in enumerate(bw.COUNTER_NAMES)}}
+
+    @staticmethod
+    def _record_dict(record: ref.GameRecord, name: str) -> dict:
+        deals = [{"deal": d, "leader": d % record.players, "hands": record.hands[d], "facedown": record.facedown[d]}
+                 for d in range(len(record.hands))]
+        tricks = [{"deal": t.deal, "trick": t.trick, "leader": t.leader, "cards": list(t.cards),
+                   "followed": list(t.followed), "winner": t.winner, "kind": t.kind, "points_card": t.points_card,
+                   "pick_seat": t.pick_seat, "pick_card": t.pick_card, "points": t.points} for t in record.tricks]
+        return {"game": name, "players": record.players, "deals": deals, "tricks": tricks,
+                "scores": list(record.scores), "shares": list(record.shares), "counters": dict(record.counters)}
+
+    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
+        log = self._kernel_logs(setup, lineup, seed, [index])[0]
+        log.update(seed=seed, index=index, strategies=list(lineup.names))
+        return log
+
+    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
+        return self._kernel_logs(setup, lineup, seed, indices)
+
+    def reference_log(self, setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
+        """The reference engine's log of game ``index``: random play from the same streams,
+        or (``decisions_from``) the decisions of a compiled log replayed and checked."""
+        deciders = None if decisions_from is None else [LogDecider(decisions_from)] * setup.players
+        record = ref.play_game(self.reference_rules(setup), seed, index, deciders)
+        return self._record_dict(record, self.name)
+
+    # --- scenarios ---------------------------------------------------------------------
+    def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
+        """Run a scenario (docs/scenarios.md) through both engines; refuse it if they disagree."""
+        from simcore.scenarios import field, int_list
+
+        players = field(data, "players", int, where)
+        variant = self.variant(overrides=data.get("variant") or {})
+        setup = self.setup(players, variant)
+        hands = [int_list(h, f"hands[{s}]", where) for s, h in enumerate(field(data, "hands", list, where))]
+        if len(hands) != players:
+            raise BalanceError(f"{where}: 'hands' has {len(hands)} hands for {players} players")
+        facedown = data.get("facedown")
+        if facedown is None:
+            facedown = [None] * players
+        elif not isinstance(facedown, list) or len(facedown) != players or not all(
+                c is None or (isinstance(c, int) and not isinstance(c, bool)) for c in facedown):
+            raise BalanceError(f"{where}: 'facedown' must list one card number (or null) per seat")
+        leader = data.get("leader", 0)
+        if not isinstance(leader, int) or not 0 <= leader < players:
+            raise BalanceError(f"{where}: 'leader' must be a seat 0..{players - 1}")
+        plays = data.get("plays", [])
+        if plays and all(isinstance(t, list) for t in plays):
+            plays = [c for trick in plays for c in trick]
+        plays = int_list(plays, "plays", where)
+        picks = int_list(data.get("picks", []), "picks", where)
+        seed = data.get("seed", 0)
+        lineup = self.lineup(data.get("strategies", lineup_spec), players, plugin_paths)
+
+        # The reference engine checks the position and every scripted decision first (its
+        # errors say which play and why), then the compiled engine plays the same deal.
+        rules = self.reference_rules(setup)
+        fallback = ref.RandomDecider(ref.PyStream(seed, 0, ref.PLAY))
+        record = ref.play_scenario(rules, hands, facedown, leader, plays, picks, fallback)
+        compiled = self._kernel_scenario(setup, lineup, hands, facedown, leader, plays, picks, seed)
+        if any(n != "random" for n in lineup.names):
+            # other strategies finished the deal: the reference replays their decisions
+            all_plays = [c for t in compiled["tricks"] for c in t["cards"]]
+            all_picks = [t["pick_seat"] for t in compiled["tricks"] if t["pick_seat"] is not None]
+            record = ref.play_scenario(rules, hands, facedown, leader, all_plays, all_picks, None)
+        reference = self._record_dict(record, self.name)
+        if compiled["tricks"] != reference["tricks"] or compiled["scores"] != reference["scores"]:
+            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
+                               "(a bug: please report it with this file)")
+        compiled.update(engines_agree=True, strategies=list(lineup.names))
+        return compiled
+
+    def _kernel_scenario(self, setup, lineup, hands, facedown, leader, plays, picks, seed) -> dict:
+        p = setup.players
+        index = {c: i for i, c in enumerate(setup.cards)}
+        hand_masks = np.zeros(bw.MAX_PLAYERS, dtype=np.uint64)
+        for s in range(p):
+            for c in hands[s]:
+                hand_masks[s] |= np.uint64(1) << np.uint64(index[c])
+        fd = np.full(bw.MAX_PLAYERS, -1, dtype=np.int64)
+        for s in range(p):
+            if facedown[s] is not None and setup.facedown:
+                fd[s] = index[facedown[s]]
+        script = np.array([index.get(c, -1) for c in plays], dtype=np.int64)
+        script_picks = np.array(picks, dtype=np.int64)
+        tricks = len(hands[0])
+        log = np.full((tricks, bw.LOG_WIDTH), -1, dtype=np.int64)
+        totals = np.zeros(bw.MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(bw.N_COUNTERS, dtype=np.int64)
+        status = lineup.kernels.play_scenario(hand_masks, fd, leader, tricks, setup.rules, setup.number,
+                                              setup.follow, lineup.ids, lineup.params, seed, script,
+                                              script_picks, log, totals, counters)
+        if status != -1:
+            raise BalanceError(f"the compiled engine refused scripted step {status} that the reference accepted (a bug)")
+        dealt = np.zeros((1, bw.MAX_PLAYERS), dtype=np.uint64)
+        for s in range(p):
+            dealt[0, s] = hand_masks[s] | (np.uint64(1) << np.uint64(fd[s]) if fd[s] >= 0 else np.uint64(0))
+        out = self._log_dict(setup, log, dealt, fd.reshape(1, -1), totals, counters)
+        out["deals"][0]["leader"] = leader
+        return out
+
+    # --- text -----------------------------------------------------------------------
+    def format_log(self, log: dict) -> str:
+        lines = []
+        head = f"{self.title}, {log['players']} players"
+        if "seed" in log:
+            head += f" - run seed {log['seed']}, game {log['index']}"
+        if log.get("strategies"):
+            head += f" - {', '.join(log['strategies'])}"
+        lines.append(head)
+        for deal in log["deals"]:
+            if len(log["deals"]) > 1:
+                lines.append(f"Deal {deal['deal'] + 1} (seat {deal['leader']} leads)")
+            for s, hand in enumerate(deal["hands"]):
+                fd = deal["facedown"][s]
+                lines.append(f"  seat {s}: {' '.join(map(str, hand))}" + (f"   face-down {fd}" if fd is not None else ""))
+            for t in (t for t in log["tricks"] if t["deal"] == deal["deal"]):
+                plays = []
+                for i, c in enumerate(t["cards"]):
+                    seat = (t["leader"] + i) % log["players"]
+                    plays.append(f"s{seat}:{c}" + ("" if t["followed"][i] else "x"))
+                extra = "" if t["kind"] == "normal" else f" [{t['kind']}]"
+                pts = f"{t['points']} pts (card {t['points_card']}"
+                if t["pick_seat"] is not None:
+                    pts += f"; face-down {t['pick_card']} of seat {t['pick_seat']}"
+                pts += ")"
+                lines.append(f"  trick {t['trick'] + 1}: {' '.join(plays):<30} -> seat {t['winner']}{extra}, {pts}")
+        lines.append("Scores: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
+        winners = [s for s, sh in enumerate(log["shares"]) if sh > 0]
+        lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else "tie between seats " + ", ".join(map(str, winners))))
+        lines.append("(x = did not follow, so could not win)")
+        return "\n".join(lines)

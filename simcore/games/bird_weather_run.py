@@ -1,0 +1,254 @@
+"""Trick-Take BIRD & WEATHER: the play loop that asks the strategies (compiled).
+
+Three entry points share one deal loop (``play_deal``):
+
+    run_chunk      games [start, start+n) of a run, in parallel, one output row each
+    play_logged    one game of a run with its trick-by-trick log (replay, differential tests)
+    play_scenario  one deal from a given position with scripted plays (``balance play``)
+
+A plug-in build re-executes this file with ``__strategies__`` set to a strategy
+module that includes the user's functions (simcore/plugins.py).
+"""
+import importlib
+
+import numpy as np
+from numba import prange
+
+from simcore.bits import bit
+from simcore.games.bird_weather import (
+    C_FACEDOWN_TAKEN, C_REVERSALS, C_ZERO_POINTS, C_ZERO_SCORED, C_ZERO_WINS, L_CARD, L_DEAL, L_KIND,
+    L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
+    MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL,
+    T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_WON, TABLE_WIDTH,
+    ZERO_WIN, legal_plays, match_shares, resolve_trick,
+)
+from simcore.jit import kernel
+from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+
+strategy = globals().get("__strategies__") or importlib.import_module("strategies.bird_weather")
+choose_facedown = strategy.choose_facedown
+choose_play = strategy.choose_play
+choose_pick = strategy.choose_pick
+
+BLOCK = 256  # games per parallel work item; per-block scratch keeps the game loop allocation-free
+
+# play_deal status: -1 = finished; otherwise the scripted step that was illegal
+FINISHED = -1
+
+
+@kernel(globals(), inline="always")
+def deal_hands(streams, rules, deck, hands):
+    """Shuffle the deck (Fisher–Yates on the DEAL stream) and deal hand_size cards each."""
+    n_cards = rules[R_DECK]
+    for i in range(n_cards):
+        deck[i] = i
+    for i in range(n_cards - 1, 0, -1):
+        j = below(streams, DEAL, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    hand_size = rules[R_HAND]
+    for s in range(rules[R_PLAYERS]):
+        h = np.uint64(0)
+        for k in range(s * hand_size, (s + 1) * hand_size):
+            h |= bit(deck[k])
+        hands[s] = h
+
+
+@kernel(globals())
+def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies, params, streams,
+              counters, script, script_picks, log, log_row):
+    """Play the tricks of one deal from the position in ``table``/``hands``.
+
+    ``script``/``script_picks`` hold scripted plays (deck indices) and face-down
+    picks (seats) used in order before the strategies decide; a scripted decision
+    that breaks the rules stops the deal and its step number is returned.
+    ``log`` receives one row per trick from ``log_row`` on when it has rows.
+    """
+    n_players = rules[R_PLAYERS]
+    seen = np.uint64(0)
+    for s in range(n_players):
+        table[T_SCORE + s] = 0
+        table[T_WON + s] = 0
+    step = 0
+    pick_step = 0
+    for trick in range(n_tricks):
+        table[T_TRICK] = trick
+        table[T_LEADER] = leader
+        lead = -1
+        for i in range(n_players):
+            table[T_NPLAYED] = i
+            seat = (leader + i) % n_players
+            legal = legal_plays(hands[seat], lead, follow)
+            if step < script.shape[0]:
+                card = script[step]
+                if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
+                    return step
+            else:
+                card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
+                                   table, number, follow, rules, streams)
+            step += 1
+            hands[seat] &= ~bit(card)
+            seen |= bit(card)
+            table[T_PLAY + i] = card
+            if i == 0:
+                lead = card
+        table[T_NPLAYED] = n_players
+        win_pos, kind, points_pos = resolve_trick(table, number, rules, n_players)
+        winner = (leader + win_pos) % n_players
+        points = number[table[T_PLAY + points_pos]] % 10
+        if kind == REVERSAL:
+            counters[C_REVERSALS] += 1
+        elif kind == ZERO_WIN:
+            counters[C_ZERO_WINS] += 1
+        pick_seat = -1
+        pick_card = -1
+        if points == 0:
+            counters[C_ZERO_POINTS] += 1
+            available = np.uint64(0)
+            if rules[R_FACEDOWN] != 0:
+                for s in range(n_players):
+                    if table[T_FACEDOWN + s] >= 0:
+                        available |= bit(s)
+            if available != 0:
+                if pick_step < script_picks.shape[0]:
+                    pick_seat = script_picks[pick_step]
+                    if pick_seat < 0 or pick_seat >= n_players or (available >> np.uint64(pick_seat)) & np.uint64(1) == 0:
+                        return script.shape[0] + pick_step
+                else:
+                    pick_seat = choose_pick(strategies[winner], params, winner, available, hands[winner],
+                                            seen, table, number, rules, streams)
+                pick_step += 1
+                pick_card = table[T_FACEDOWN + pick_seat]
+                table[T_FACEDOWN + pick_seat] = -1
+                seen |= bit(pick_card)
+                points = number[pick_card] % 10
+                counters[C_FACEDOWN_TAKEN] += 1
+            if points == 0:
+                counters[C_ZERO_SCORED] += 1
+        table[T_SCORE + winner] += points
+        table[T_WON + winner] += 1
+        if log_row < log.shape[0]:
+            row = log[log_row]
+            row[L_DEAL] = table[T_DEAL]
+            row[L_TRICK] = trick
+            row[L_LEADER] = leader
+            for i in range(MAX_PLAYERS):
+                row[L_CARD + i] = table[T_PLAY + i] if i < n_players else -1
+            row[L_WINNER] = winner
+            row[L_KIND] = kind
+            row[L_POINTS_CARD] = table[T_PLAY + points_pos]
+            row[L_PICK_SEAT] = pick_seat
+            row[L_PICK_CARD] = pick_card
+            row[L_POINTS] = points
+            log_row += 1
+        leader = winner
+    return FINISHED
+
+
+@kernel(globals())
+def play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
+              totals, counters, opening, dealt, facedowns, log):
+    """One full game (a match of R_DEALS deals) of run ``seed``; fills totals/counters,
+    ``opening`` (the first deal's hands incl. face-down cards) and, where they have
+    room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``."""
+    n_players = rules[R_PLAYERS]
+    seed_streams(streams, seed, index)
+    no_script = np.empty(0, dtype=np.int64)
+    for s in range(n_players):
+        totals[s] = 0
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    for d in range(rules[R_DEALS]):
+        table[T_DEAL] = d
+        for s in range(n_players):
+            table[T_TOTAL + s] = totals[s]
+            table[T_FACEDOWN + s] = -1
+        deal_hands(streams, rules, deck, hands)
+        for s in range(n_players):
+            if d == 0:
+                opening[s] = hands[s]
+            if d < dealt.shape[0]:
+                dealt[d, s] = hands[s]
+        if rules[R_FACEDOWN] != 0:
+            for s in range(n_players):
+                card = choose_facedown(strategies[s], params, s, hands[s], table, number, rules, streams)
+                hands[s] &= ~bit(card)
+                table[T_FACEDOWN + s] = card
+                if d < facedowns.shape[0]:
+                    facedowns[d, s] = card
+        play_deal(table, hands, d % n_players, rules[R_TRICKS], rules, number, follow, strategies, params,
+                  streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
+        for s in range(n_players):
+            totals[s] += table[T_SCORE + s]
+
+
+@kernel(globals(), parallel=True)
+def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
+              scores_out, shares_out, counters_out, hands_out):
+    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.
+
+    Each game's randomness depends only on (seed, game index), and every game
+    writes only its own row, so the result is the same for any thread count or
+    chunking.
+    """
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        streams = np.empty(N_STREAMS, dtype=np.uint64)
+        table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        deck = np.empty(rules[R_DECK], dtype=np.int64)
+        totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+        dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
+        facedowns = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+            play_game(seed, start + g, rules, number, follow, strategies, params, streams, table, hands, deck,
+                      totals, counters, hands_out[g], dealt, facedowns, log)
+            match_shares(totals, n_players, shares)
+            for s in range(n_players):
+                scores_out[g, s] = totals[s]
+                shares_out[g, s] = shares[s]
+            for c in range(N_COUNTERS):
+                counters_out[g, c] = counters[c]
+
+
+@kernel(globals())
+def play_logged(seed, index, rules, number, follow, strategies, params, log, dealt, facedowns, totals, counters):
+    """Game ``index`` of run ``seed`` with its full log (what ``balance replay`` prints)."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    deck = np.empty(rules[R_DECK], dtype=np.int64)
+    opening = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
+              totals, counters, opening, dealt, facedowns, log)
+
+
+@kernel(globals())
+def play_many_logged(seed, indices, rules, number, follow, strategies, params, logs, dealt, facedowns,
+                     totals, counters):
+    """play_logged for many games at once (differential tests): arrays gain a leading game axis."""
+    for k in range(indices.shape[0]):
+        play_logged(seed, indices[k], rules, number, follow, strategies, params, logs[k], dealt[k],
+                    facedowns[k], totals[k], counters[k])
+
+
+@kernel(globals())
+def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seed,
+                  script, script_picks, log, totals, counters):
+    """One deal from a given position; returns FINISHED or the illegal scripted step."""
+    n_players = rules[R_PLAYERS]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seed_streams(streams, seed, 0)
+    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+    table[T_DEAL] = 0
+    for s in range(n_players):
+        table[T_FACEDOWN + s] = facedown[s]
+        table[T_TOTAL + s] = 0
+    status = play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies, params, streams,
+                       counters, script, script_picks, log, 0)
+    for s in range(n_players):
+        totals[s] = table[T_SCORE + s]
+    return status

@@ -1,0 +1,106 @@
+"""User strategies from a file (``--plugin my_strategy.py``), compiled into the kernel.
+
+A plug-in file names its game and strategy and defines compiled decision
+functions with the signatures of the built-ins (docs/strategies.md)::
+
+    GAME = "bird-weather"
+    NAME = "lowball"
+
+    @njit
+    def choose_play(params, seat, hand, legal, seen, table, number, follow, rules, streams): ...
+
+Numba resolves the functions a kernel calls when it compiles, and its disk
+cache cannot tell two different plug-ins apart, so a plug-in build re-executes
+the game's strategy and play-loop modules as fresh copies whose ``plugin_*``
+dispatchers call the user's functions, and compiles those copies in memory
+(``simcore.jit.kernel`` turns the disk cache off for them).  The stock modules
+and their cache are untouched.  Cost: one compile of the play loop per process
+that uses a plug-in (measured in BENCHMARKS.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from simcore.errors import BalanceError
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    game: str
+    path: str
+    module: ModuleType
+
+
+def load_plugin(path: str | Path) -> Plugin:
+    path = Path(path)
+    if not path.is_file():
+        raise BalanceError(f"plug-in file not found: {path}")
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
+    name = f"balance_plugin_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise BalanceError(f"plug-in {path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report it on one line
+        raise BalanceError(f"plug-in {path} failed to load: {type(exc).__name__}: {exc}") from None
+    for attr in ("GAME", "NAME"):
+        if not isinstance(getattr(module, attr, None), str):
+            raise BalanceError(f"plug-in {path} must define {attr} = \"...\" (a string)")
+    return Plugin(name=module.NAME, game=module.GAME, path=str(path), module=module)
+
+
+def _compiled(fn, path: str, decision: str):
+    from numba import njit
+    from numba.core.registry import CPUDispatcher
+
+    if isinstance(fn, CPUDispatcher):
+        return fn
+    if not callable(fn):
+        raise BalanceError(f"plug-in {path}: {decision} must be a function")
+    return njit(fn)
+
+
+def build_dispatch(decisions: dict[str, str], plugins: list[Plugin], fallback_module: ModuleType) -> dict:
+    """Make ``plugin_<decision>(k, *args)`` dispatchers over the plug-ins' functions.
+
+    ``decisions`` maps a decision name (``play``) to its argument list
+    (``"params, seat, hand, ..."``).  A plug-in that leaves a decision out gets
+    the built-in random choice for it (``fallback_module.random_<decision>``).
+    """
+    from numba import njit
+
+    injected = {}
+    for decision, args in decisions.items():
+        namespace = {"fallback": getattr(fallback_module, f"random_{decision}")}
+        lines = [f"def plugin_{decision}(k, {args}):"]
+        for k, plugin in enumerate(plugins):
+            fn = getattr(plugin.module, f"choose_{decision}", None)
+            target = "fallback" if fn is None else f"p{k}"
+            if fn is not None:
+                namespace[f"p{k}"] = _compiled(fn, plugin.path, f"choose_{decision}")
+            lines.append(f"    if k == {k}:\n        return {target}({args})")
+        lines.append(f"    return fallback({args})")
+        exec("\n".join(lines), namespace)  # generated from our own argument lists only
+        injected[f"plugin_{decision}"] = njit(namespace[f"plugin_{decision}"])
+    return injected
+
+
+def module_copy(module: ModuleType, suffix: str, injected: dict) -> ModuleType:
+    """Execute ``module``'s file again as a new module with ``injected`` globals set first."""
+    name = f"{module.__name__}__{suffix}"
+    spec = importlib.util.spec_from_file_location(name, module.__file__)
+    copy = importlib.util.module_from_spec(spec)
+    copy.__dict__.update(injected)
+    copy.__dict__["__plugin_build__"] = True
+    sys.modules[name] = copy
+    spec.loader.exec_module(copy)
+    return copy

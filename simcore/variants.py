@@ -1,0 +1,93 @@
+"""Variant files: TOML tables of rule changes, checked against each game's schema.
+
+A variant file names its game and changes any of the game's variant keys::
+
+    game = "bird-weather"
+    name = "no reversal"
+    reversal = false
+
+Unknown keys, wrong types and impossible decks are refused with one line saying
+what is wrong; the game module decides what is impossible.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simcore.errors import BalanceError
+
+# key -> (python type(s), one-line description); every game adds its own keys
+COMMON_KEYS = {
+    "game": (str, "which game this variant is for"),
+    "name": (str, "a short name shown in reports"),
+    "description": (str, "free text shown in reports"),
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    game: str
+    name: str = "default"
+    description: str = ""
+    settings: dict = field(default_factory=dict)  # game keys that differ from the defaults
+    source: str | None = None  # file it came from
+
+    def to_dict(self) -> dict:
+        return {"game": self.game, "name": self.name, "description": self.description, **self.settings}
+
+
+def _type_ok(value, kind) -> bool:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        return False  # TOML true is not an int
+    if isinstance(value, list):
+        return list in kinds
+    return isinstance(value, kinds)
+
+
+def check_settings(game: str, settings: dict, keys: dict, where: str) -> dict:
+    """Refuse unknown keys and wrong types; return the game settings (no common keys)."""
+    out = {}
+    for key, value in settings.items():
+        if key in COMMON_KEYS:
+            continue
+        if key not in keys:
+            known = ", ".join(sorted(keys))
+            raise BalanceError(f"{where}: unknown key '{key}' for {game} (known: {known})")
+        kind = keys[key][0]
+        if not _type_ok(value, kind):
+            names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise BalanceError(f"{where}: '{key}' must be {names}, not {type(value).__name__} {value!r}")
+        out[key] = value
+    return out
+
+
+def parse_variant(game: str, data: dict, keys: dict, where: str) -> Variant:
+    named = data.get("game", game)
+    if named != game:
+        raise BalanceError(f"{where}: this variant is for '{named}', not '{game}'")
+    for key in ("name", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise BalanceError(f"{where}: '{key}' must be a string")
+    settings = check_settings(game, data, keys, where)
+    name = data.get("name") or (Path(where).stem if where.endswith(".toml") else "custom")
+    return Variant(game=game, name=name, description=data.get("description", ""), settings=settings, source=where)
+
+
+def load_variant(game: str, path: str | Path | None, keys: dict) -> Variant:
+    """Read a variant file for ``game`` (None: the default rules)."""
+    if path is None:
+        return Variant(game=game)
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BalanceError(f"variant file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BalanceError(f"cannot read variant file {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BalanceError(f"{path}: not valid TOML: {exc}") from None
+    return parse_variant(game, data, keys, str(path))
