@@ -149,6 +149,10 @@ class BirdWeather(Game):
     def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
         return self._kernel_logs(setup, lineup, seed, indices)
 
+    def reference_game(self, setup, seed: int, index: int) -> ref.GameRecord:
+        """Game ``index`` played at random by the reference engine (what bench times)."""
+        return ref.play_game(self.reference_rules(setup), seed, index)
+
     def reference_log(self, setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
         """The reference engine's log of game ``index``: random play from the same streams,
         or (``decisions_from``) the decisions of a compiled log replayed and checked."""

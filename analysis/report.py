@@ -1,0 +1,345 @@
+"""Write a balance report: ``report.md`` with PNG charts beside it, and a self-contained
+``report.html`` (charts as base64 data URIs, inline CSS, no scripts, no external resources).
+
+Several results files may be given.  They must all be of one game.  Files whose metadata agree
+(shards of one run) are pooled; runs that differ (variant, strategies, seed...) each get their
+own section, followed by a comparison of every later run against the first.
+
+The page is described once as a list of blocks and rendered twice (Markdown and HTML), so the
+two reports cannot drift apart.  Everything is computed and rendered before anything is
+written, then written into a staging directory beside ``out_dir`` and moved into place.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from analysis import charts as charting
+from analysis import stats
+from analysis.summary import (Run, advantage_line, balance_line, event_table, fmt_p, fmt_pct_ci, fmt_pp,
+                              fmt_settings, games_phrase, load_runs, score_counts, seat_table, summarize)
+from simcore.errors import BalanceError
+
+MANIFEST = ".balance-report.json"  # names of the files the last report wrote, to clear stale ones
+REPORT_SUFFIXES = (".png", ".md", ".html", ".json")
+
+
+# --------------------------------------------------------------------------------------------
+# the page as blocks
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+
+
+@dataclass
+class Paragraph:
+    text: str
+
+
+@dataclass
+class Items:
+    items: list[str]
+
+
+@dataclass
+class Alert:
+    title: str
+    items: list[str]
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Image:
+    filename: str
+    alt: str
+    png: bytes
+
+
+def _run_labels(summaries: list[dict]) -> list[str]:
+    """Name each run by what sets it apart from the others (variant, strategies, seed...)."""
+    described = [{
+        "variant": f"{s['variant']['name']} ({fmt_settings(s['variant']['settings'])})",
+        "strategies": ", ".join(s["strategies"]),
+        "players": f"{s['players']} players",
+        "seed": f"seed {s['seed']}",
+        "version": f"version {s['version']}",
+    } for s in summaries]
+    differing = [key for key in described[0] if len({d[key] for d in described}) > 1]
+    labels = []
+    for number, description in enumerate(described, start=1):
+        detail = "; ".join(description[key] for key in differing)
+        labels.append(f"run {number}: {detail}" if detail else f"run {number}")
+    return labels
+
+
+def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], prefix: str,
+                level: int) -> list:
+    variant = summary["variant"]
+    seats = "; ".join(f"seat {s['seat']}: {s['strategy']}" for s in summary["seats"])
+    about = [
+        f"game: {summary['title']} ({summary['game']})",
+        f"players: {summary['players']}",
+        f"strategies: {seats}",
+        f"variant: {variant['name']}, changed settings: {fmt_settings(variant['settings'])}"
+        + (f" ({variant['description']})" if variant["description"] else ""),
+        f"seed: {summary['seed']}",
+        f"games: {summary['games']:,}",
+        f"version: {summary['version']}",
+        "results: " + ", ".join(sources),
+    ]
+    blocks: list = [Items(about)]
+    if summary["notes"]:
+        blocks.append(Alert("Data notes", summary["notes"]))
+    games = games_phrase(summary["games"])
+    blocks += [
+        Heading(level, f"Seats ({games})"),
+        Paragraph("Seat 1 plays first. Win shares count a k-way tie as 1/k of a win for each "
+                  "tied seat; intervals are 95% Wilson score intervals, mean scores carry 95% "
+                  "normal-approximation intervals."),
+        Table(*seat_table(summary)),
+        Items([advantage_line(summary), balance_line(summary)]),
+    ]
+    names = {"win-share": "Win share by seat", "scores": "Final score distribution by seat",
+             "event-rates": "Rule event rates"}
+    blocks += [Image(f"{prefix}{stem}.png", names[stem], png)
+               for stem, png in charts.items() if stem != "event-rates"]
+    if summary["events"]:
+        blocks += [
+            Heading(level, f"Rule events ({games})"),
+            Paragraph("Mean per game with a 95% normal interval; share of games where the event "
+                      "fired at least once and rate per unit (each unit one trial) with 95% "
+                      "Wilson intervals."),
+            Table(*event_table(summary)),
+        ]
+        if "event-rates" in charts:
+            blocks.append(Image(f"{prefix}event-rates.png", names["event-rates"], charts["event-rates"]))
+    return blocks
+
+
+def compare(summaries: list[dict], labels: list[str]) -> list[dict]:
+    """Every later run against the first: seat win shares and per-unit event rates.
+
+    Differences carry Newcombe hybrid score intervals and two-sided two-proportion z-test
+    p-values; q is the Benjamini-Hochberg adjustment over all comparisons together.
+    """
+    base = summaries[0]
+    rows = []
+
+    def add(label, measure, x1, n1, x0, n0, value_ci, baseline_ci):
+        if n1 <= 0 or n0 <= 0 or x1 > n1 or x0 > n0:
+            return  # a rate that is not a proportion (more than one firing per unit)
+        rows.append({"run": label.split(":")[0], "run_label": label, "measure": measure,
+                     "value": x1 / n1, "value_ci": value_ci,
+                     "baseline": x0 / n0, "baseline_ci": baseline_ci,
+                     "difference": x1 / n1 - x0 / n0,
+                     "difference_ci": list(stats.difference_interval(x1, n1, x0, n0)),
+                     "p_value": stats.two_proportion_z_test(x1, n1, x0, n0).p_value})
+
+    for summary, label in zip(summaries[1:], labels[1:]):
+        if summary["players"] == base["players"]:
+            for seat, seat0 in zip(summary["seats"], base["seats"]):
+                add(label, f"win share, seat {seat['seat']}",
+                    seat["wins"], summary["games"], seat0["wins"], base["games"],
+                    seat["win_share_ci"], seat0["win_share_ci"])
+        base_events = {e["column"]: e for e in base["events"]}
+        for event in summary["events"]:
+            event0 = base_events.get(event["column"])
+            if event0 and event["trials"] and event0["trials"]:
+                add(label, f"{event['label']} per {event['per']}",
+                    event["total"], event["trials"], event0["total"], event0["trials"],
+                    event["rate_ci"], event0["rate_ci"])
+    for row, q in zip(rows, stats.benjamini_hochberg([r["p_value"] for r in rows])):
+        row["q_value"] = q
+    return rows
+
+
+def _comparison_blocks(rows: list[dict], baseline: str) -> list:
+    blocks = [Heading(2, f"Comparison with {baseline}")]
+    if not rows:
+        return blocks + [Paragraph("Nothing comparable between these runs.")]
+    blocks += [
+        Paragraph(f"Differences are (run − {baseline.split(':')[0]}) in percentage points with "
+                  "Newcombe 95% hybrid score intervals; p from two-sided two-proportion z-tests; "
+                  f"q is Benjamini–Hochberg adjusted over all {len(rows)} comparisons."),
+        Table(["run", "measure", "value % [95% CI]", "baseline % [95% CI]", "difference pp [95% CI]",
+               "p", "q (BH)"],
+              [[r["run"], r["measure"], fmt_pct_ci(r["value"], r["value_ci"]),
+                fmt_pct_ci(r["baseline"], r["baseline_ci"]),
+                fmt_pp(100 * r["difference"], [100 * v for v in r["difference_ci"]], unit=""),
+                fmt_p(r["p_value"]), fmt_p(r["q_value"])]
+               for r in rows]),
+    ]
+    return blocks
+
+
+def build(runs: list[Run]) -> tuple[list, dict]:
+    """The page's blocks and the JSON document of all summaries (and comparisons)."""
+    summaries = [summarize(run.frame, run.meta) for run in runs]
+    first = summaries[0]
+    several = len(runs) > 1
+    title = f"Balance report: {first['title']}"
+    blocks: list = [Heading(1, title)]
+    assumed = list(dict.fromkeys(note for s in summaries for note in s["assumed"]))
+    if assumed:
+        blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", assumed))
+    labels = _run_labels(summaries) if several else [""]
+    if several:
+        blocks.append(Paragraph(f"{len(runs)} runs of {first['title']} ({first['game']}): "
+                                + "; ".join(labels) + "."))
+    for number, (run, summary, label) in enumerate(zip(runs, summaries, labels), start=1):
+        charts = charting.all_charts(summary, score_counts(run.frame, summary["players"]))
+        if several:
+            blocks.append(Heading(2, label))
+        blocks += _run_blocks(summary, run.sources, charts, f"run{number}-" if several else "",
+                              3 if several else 2)
+    document = {"runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
+    if several:
+        rows = compare(summaries, labels)
+        blocks += _comparison_blocks(rows, labels[0])
+        document["comparison"] = rows
+    return blocks, document
+
+
+# --------------------------------------------------------------------------------------------
+# rendering
+# --------------------------------------------------------------------------------------------
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(blocks: list) -> str:
+    out = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            out.append(f"{'#' * block.level} {block.text}")
+        elif isinstance(block, Paragraph):
+            out.append(block.text)
+        elif isinstance(block, Items):
+            out.append("\n".join(f"- {item}" for item in block.items))
+        elif isinstance(block, Alert):
+            out.append("\n".join([f"> **⚠ {block.title}:**", ">"] + [f"> - {item}" for item in block.items]))
+        elif isinstance(block, Table):
+            lines = ["| " + " | ".join(map(_md_cell, block.headers)) + " |",
+                     "|" + "|".join("---" for _ in block.headers) + "|"]
+            lines += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in block.rows]
+            out.append("\n".join(lines))
+        elif isinstance(block, Image):
+            out.append(f"![{block.alt}]({block.filename})")
+    return "\n\n".join(out) + "\n"
+
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 62rem;
+       margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; border-bottom: 2px solid #4c78a8; padding-bottom: .3rem; }
+h2 { font-size: 1.3rem; margin-top: 2rem; } h3 { font-size: 1.1rem; margin-top: 1.5rem; }
+table { border-collapse: collapse; margin: .8rem 0; font-size: .92rem; }
+th, td { border: 1px solid #ccc; padding: .3rem .6rem; text-align: left; }
+th { background: #eef2f7; } tr:nth-child(even) td { background: #fafafa; }
+td { font-variant-numeric: tabular-nums; }
+.warning { border: 2px solid #c0392b; background: #fdecea; padding: .6rem 1rem; margin: 1rem 0;
+           border-radius: 4px; }
+.warning strong { color: #c0392b; }
+figure { margin: 1rem 0; } img { max-width: 100%; height: auto; }
+""".strip()
+
+
+def render_html(blocks: list, title: str) -> str:
+    esc = html.escape
+    body = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            body.append(f"<h{block.level}>{esc(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            body.append(f"<p>{esc(block.text)}</p>")
+        elif isinstance(block, Items):
+            body.append("<ul>" + "".join(f"<li>{esc(i)}</li>" for i in block.items) + "</ul>")
+        elif isinstance(block, Alert):
+            body.append(f'<div class="warning"><strong>⚠ {esc(block.title)}:</strong><ul>'
+                        + "".join(f"<li>{esc(i)}</li>" for i in block.items) + "</ul></div>")
+        elif isinstance(block, Table):
+            head = "".join(f"<th>{esc(h)}</th>" for h in block.headers)
+            rows = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        elif isinstance(block, Image):
+            data = base64.b64encode(block.png).decode("ascii")
+            body.append(f'<figure><img src="data:image/png;base64,{data}" alt="{esc(block.alt)}"></figure>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{esc(title)}</title>\n<style>\n{CSS}\n</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+# --------------------------------------------------------------------------------------------
+# writing
+# --------------------------------------------------------------------------------------------
+
+def _previous_files(out_dir: Path) -> set[str]:
+    """Files the previous report in ``out_dir`` wrote (only plain report file names)."""
+    try:
+        names = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(names, list):
+        return set()
+    return {n for n in names if isinstance(n, str) and Path(n).name == n and n.endswith(REPORT_SUFFIXES)}
+
+
+def _install(staging: Path, out_dir: Path, names: list[str]) -> None:
+    """Move the staged files into ``out_dir``: the whole directory at once if it is new,
+    otherwise file by file (each an atomic replace; the pages last), leaving other files alone."""
+    if not out_dir.exists():
+        os.rename(staging, out_dir)
+        return
+    stale = _previous_files(out_dir) - set(names)
+    pages = ("report.md", "report.html")
+    for name in sorted(names, key=lambda n: n in pages) + [MANIFEST]:
+        os.replace(staging / name, out_dir / name)
+    for name in stale:
+        (out_dir / name).unlink(missing_ok=True)
+
+
+def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str | Path) -> Path:
+    """Write ``report.md``, its PNG charts, ``report.html`` and ``summary.json`` into ``out_dir``.
+
+    All files of one game; raises BalanceError with a one-line message otherwise, and for any
+    unreadable input.  Nothing in ``out_dir`` changes unless the whole report was built.
+    Returns ``out_dir``.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BalanceError(f"{out_dir} exists and is not a directory")
+    runs = load_runs(path_or_paths)
+    blocks, document = build(runs)
+    title = next(b.text for b in blocks if isinstance(b, Heading))
+    files: dict[str, bytes] = {b.filename: b.png for b in blocks if isinstance(b, Image)}
+    files["summary.json"] = (json.dumps(document, indent=2, allow_nan=False) + "\n").encode()
+    files["report.md"] = render_markdown(blocks).encode()
+    files["report.html"] = render_html(blocks, title).encode()
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".staging", dir=out_dir.parent))
+    try:
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+        (staging / MANIFEST).write_text(json.dumps(sorted(files)) + "\n", encoding="utf-8")
+        os.chmod(staging, 0o755)  # mkdtemp makes it private; the report is not
+        _install(staging, out_dir, list(files))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out_dir

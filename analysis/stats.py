@@ -1,0 +1,301 @@
+"""Interval estimates and tests used by the summaries: plain functions of numbers, no SciPy.
+
+Everything here is a closed formula or a short, well-known numerical recipe, so each result can
+be checked by hand.  Each function's docstring gives the formula and where it comes from.
+
+Win shares with split ties are fractional (a three-way tie gives each seat 1/3).  Every function
+that takes a "success count" accepts a float: the sum of shares is used as the count of wins.
+A split tie has less variance than a whole win, so treating shares as Bernoulli trials makes
+the intervals very slightly conservative (wider than they need to be), never too narrow.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+DEFAULT_CONFIDENCE = 0.95
+
+
+# --------------------------------------------------------------------------------------------
+# the normal distribution
+# --------------------------------------------------------------------------------------------
+
+# Acklam's rational approximation to the inverse normal CDF (relative error < 1.15e-9),
+# P. J. Acklam, "An algorithm for computing the inverse normal cumulative distribution
+# function" (2003); one Halley step against math.erfc then brings it to full double precision.
+_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+      6.680131188771972e01, -1.328068155288572e01)
+_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
+_P_LOW = 0.02425
+
+
+def normal_cdf(x: float) -> float:
+    """Standard normal CDF, Phi(x) = erfc(-x / sqrt 2) / 2."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def normal_quantile(p: float) -> float:
+    """Inverse standard normal CDF: the z with Phi(z) = p, for 0 < p < 1.
+
+    Acklam (2003) rational approximation in three regions (lower tail, central, upper tail),
+    refined by one Halley step  z <- z - u / (1 + z u / 2),  u = (Phi(z) - p) sqrt(2 pi) e^{z^2/2}.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"normal_quantile needs 0 < p < 1, got {p}")
+    if p < _P_LOW:
+        q = math.sqrt(-2.0 * math.log(p))
+        z = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
+            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+    elif p <= 1.0 - _P_LOW:
+        q = p - 0.5
+        r = q * q
+        z = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / \
+            (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+    else:
+        q = math.sqrt(-2.0 * math.log(1.0 - p))
+        z = -(((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
+            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+    error = normal_cdf(z) - p
+    u = error * math.sqrt(2.0 * math.pi) * math.exp(z * z / 2.0)
+    return z - u / (1.0 + z * u / 2.0)
+
+
+def z_for(confidence: float = DEFAULT_CONFIDENCE) -> float:
+    """Two-sided critical value z_{1-alpha/2} for a confidence level (0.95 -> 1.959963984540054)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    return normal_quantile(0.5 + confidence / 2.0)
+
+
+# --------------------------------------------------------------------------------------------
+# proportions
+# --------------------------------------------------------------------------------------------
+
+def wilson_interval(successes: float, trials: float,
+                    confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion p = successes / trials.
+
+    With p^ = x/n and z = z_{1-alpha/2}:
+
+        centre    = (p^ + z^2 / 2n) / (1 + z^2 / n)
+        halfwidth = z / (1 + z^2 / n) * sqrt(p^(1 - p^)/n + z^2 / 4n^2)
+
+    E. B. Wilson, "Probable inference, the law of succession, and statistical inference",
+    JASA 22 (1927) 209-212; recommended over the Wald interval by Brown, Cai & DasGupta,
+    "Interval estimation for a binomial proportion", Statistical Science 16 (2001) 101-133.
+
+    ``successes`` may be fractional: for win shares it is the sum of shares, so a two-way tie
+    counts half a win for each seat (see the module docstring).  With no trials nothing is
+    known and the interval is (0, 1).  The result is clipped to [0, 1] and always contains p^
+    (rounding could otherwise put the bound a hair past p^ at x = 0 or x = n).
+    """
+    if trials < 0 or successes < 0 or successes > trials:
+        raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
+    if trials == 0:
+        return 0.0, 1.0
+    z = z_for(confidence)
+    p_hat = successes / trials
+    z2_n = z * z / trials
+    centre = (p_hat + z2_n / 2.0) / (1.0 + z2_n)
+    half = z / (1.0 + z2_n) * math.sqrt(p_hat * (1.0 - p_hat) / trials + z2_n / (4.0 * trials))
+    low = min(max(centre - half, 0.0), p_hat)
+    high = max(min(centre + half, 1.0), p_hat)
+    return low, high
+
+
+def mean_interval(mean: float, std: float, count: int,
+                  confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Normal-approximation interval for a mean: mean +- z * s / sqrt(n).
+
+    ``std`` is the sample standard deviation (ddof = 1).  By the central limit theorem this is
+    accurate for the sample sizes of a Monte Carlo run (thousands of games and up); for tiny
+    samples a Student t multiplier would be wider.  With fewer than two values the spread is
+    unknown and the interval is (nan, nan).
+    """
+    if count < 2 or std is None or not math.isfinite(std):
+        return math.nan, math.nan
+    half = z_for(confidence) * std / math.sqrt(count)
+    return mean - half, mean + half
+
+
+class ZTest(NamedTuple):
+    z: float
+    p_value: float
+
+
+def two_proportion_z_test(successes_1: float, trials_1: float,
+                          successes_2: float, trials_2: float) -> ZTest:
+    """Two-sided pooled z-test of H0: p1 = p2.
+
+        p = (x1 + x2) / (n1 + n2),   z = (p1^ - p2^) / sqrt(p (1 - p) (1/n1 + 1/n2)),
+        p-value = 2 (1 - Phi(|z|)) = erfc(|z| / sqrt 2)
+
+    (any statistics text, e.g. Agresti, "Categorical Data Analysis", 3rd ed., §2.1.)
+    If both samples are all failures or all successes there is no evidence of a difference:
+    z = 0, p = 1.
+    """
+    if min(trials_1, trials_2) <= 0:
+        raise ValueError("both samples need at least one trial")
+    p1, p2 = successes_1 / trials_1, successes_2 / trials_2
+    pooled = (successes_1 + successes_2) / (trials_1 + trials_2)
+    variance = pooled * (1.0 - pooled) * (1.0 / trials_1 + 1.0 / trials_2)
+    if variance <= 0.0:
+        return ZTest(0.0, 1.0)
+    z = (p1 - p2) / math.sqrt(variance)
+    return ZTest(z, math.erfc(abs(z) / math.sqrt(2.0)))
+
+
+def difference_interval(successes_1: float, trials_1: float,
+                        successes_2: float, trials_2: float,
+                        confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Newcombe's hybrid score interval for the difference of proportions p1 - p2.
+
+    With (l1, u1), (l2, u2) the Wilson intervals of each proportion and d = p1^ - p2^:
+
+        lower = d - sqrt((p1^ - l1)^2 + (u2 - p2^)^2)
+        upper = d + sqrt((u1 - p1^)^2 + (p2^ - l2)^2)
+
+    R. G. Newcombe, "Interval estimation for the difference between independent proportions:
+    comparison of eleven methods", Statistics in Medicine 17 (1998) 873-890, method 10.
+    It keeps close to nominal coverage near 0 and 1, where the Wald interval fails.
+    """
+    p1, p2 = successes_1 / trials_1, successes_2 / trials_2
+    l1, u1 = wilson_interval(successes_1, trials_1, confidence)
+    l2, u2 = wilson_interval(successes_2, trials_2, confidence)
+    d = p1 - p2
+    return (d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+            d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+
+
+# --------------------------------------------------------------------------------------------
+# chi-square
+# --------------------------------------------------------------------------------------------
+
+_GAMMA_EPS = 1e-15
+_GAMMA_MAX_STEPS = 10_000
+_TINY = 1e-300
+
+
+def _lower_gamma_series(a: float, x: float) -> float:
+    """P(a, x) by the series  e^-x x^a / Gamma(a) * sum_n x^n / (a (a+1) ... (a+n)); for x < a+1."""
+    term = total = 1.0 / a
+    denominator = a
+    for _ in range(_GAMMA_MAX_STEPS):
+        denominator += 1.0
+        term *= x / denominator
+        total += term
+        if abs(term) < abs(total) * _GAMMA_EPS:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def _upper_gamma_fraction(a: float, x: float) -> float:
+    """Q(a, x) by its continued fraction, evaluated with modified Lentz; for x >= a+1.
+
+        Q(a, x) = e^-x x^a / Gamma(a) * 1/(x+1-a- 1(1-a)/(x+3-a- 2(2-a)/(x+5-a- ...)))
+    """
+    b = x + 1.0 - a
+    c = 1.0 / _TINY
+    d = 1.0 / b
+    h = d
+    for i in range(1, _GAMMA_MAX_STEPS):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = _TINY if abs(d) < _TINY else d
+        c = b + an / c
+        c = _TINY if abs(c) < _TINY else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _GAMMA_EPS:
+            break
+    return h * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def upper_regularized_gamma(a: float, x: float) -> float:
+    """Q(a, x) = Gamma(a, x) / Gamma(a), the regularized upper incomplete gamma function.
+
+    Series for P = 1 - Q below x = a + 1, continued fraction for Q above it, as in Press,
+    Teukolsky, Vetterling & Flannery, "Numerical Recipes", 3rd ed. (2007), §6.2 (gser / gcf),
+    with log Gamma from math.lgamma.
+    """
+    if a <= 0:
+        raise ValueError(f"gamma shape must be positive, got {a}")
+    if x <= 0:
+        return 1.0
+    if x < a + 1.0:
+        return max(0.0, 1.0 - _lower_gamma_series(a, x))
+    return min(1.0, _upper_gamma_fraction(a, x))
+
+
+def chi2_sf(x: float, df: float) -> float:
+    """Chi-square survival function P(X >= x) for df > 0 degrees of freedom (integer or real).
+
+    P(chi2_df >= x) = Q(df/2, x/2), Q the regularized upper incomplete gamma function
+    (Abramowitz & Stegun, "Handbook of Mathematical Functions", 26.4.19).
+    """
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    return upper_regularized_gamma(df / 2.0, x / 2.0)
+
+
+class ChiSquare(NamedTuple):
+    statistic: float
+    df: int
+    p_value: float
+
+
+def chi2_equal_shares(counts: Sequence[float]) -> ChiSquare:
+    """Pearson goodness-of-fit test of H0: every category has the same share.
+
+        E = sum(O) / k,   X^2 = sum (O - E)^2 / E,   df = k - 1,   p = chi2_sf(X^2, df)
+
+    (K. Pearson, Phil. Mag. 50 (1900) 157-175.)  ``counts`` may be fractional sums of win
+    shares; the approximation is good when every expected count is at least about 5.
+    """
+    observed = np.asarray(counts, dtype=np.float64)
+    if observed.ndim != 1 or observed.size < 2:
+        raise ValueError("a goodness-of-fit test needs at least two categories")
+    total = float(observed.sum())
+    if total <= 0 or (observed < 0).any():
+        raise ValueError("counts must be non-negative with a positive total")
+    expected = total / observed.size
+    statistic = float(((observed - expected) ** 2).sum() / expected)
+    df = observed.size - 1
+    return ChiSquare(statistic, df, chi2_sf(statistic, df))
+
+
+# --------------------------------------------------------------------------------------------
+# multiple comparisons
+# --------------------------------------------------------------------------------------------
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values), in the order given.
+
+    Sort p ascending as p_(1) <= ... <= p_(m); then
+
+        q_(i) = min over j >= i of  min(1, m * p_(j) / j)
+
+    and reject every hypothesis with q <= alpha to control the false discovery rate at alpha.
+    Y. Benjamini & Y. Hochberg, "Controlling the false discovery rate", JRSS B 57 (1995)
+    289-300; the step-up form is that of R's p.adjust(method = "BH").
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.size == 0:
+        return []
+    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError("p-values must lie in [0, 1]")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    stepped_up = np.minimum.accumulate(scaled[::-1])[::-1]
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(stepped_up, 1.0)
+    return adjusted.tolist()

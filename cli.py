@@ -1,0 +1,266 @@
+"""`balance`: simulate tabletop games by the million and report on their balance.
+
+Heavy imports (numba, polars, matplotlib) happen inside the commands, so
+``balance --help`` answers at once.  Every bad input ends as one line on stderr
+and exit code 2 (see ``main``).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+    help="Monte Carlo balance analyzer for tabletop games: simulate, report, replay, benchmark.",
+)
+
+GameArg = Annotated[str, typer.Argument(help="Game name (see `balance games`).")]
+PlayersOpt = Annotated[int, typer.Option("--players", "-p", help="Number of players.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed: same seed, same games, on any machine.")]
+StrategiesOpt = Annotated[Optional[str], typer.Option(
+    "--strategies", "-s", help="Strategy per seat, comma-separated (one name = every seat). Default: random.")]
+VariantOpt = Annotated[Optional[Path], typer.Option("--variant", help="Variant TOML file (docs/variants.md).")]
+PluginOpt = Annotated[Optional[list[Path]], typer.Option("--plugin", help="Python file defining a strategy (repeatable).")]
+DealsOpt = Annotated[Optional[int], typer.Option("--deals", help="BIRD & WEATHER: a match of K deals (default 1).")]
+ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", help="Worker threads (default: all cores).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
+
+
+def _game_and_setup(game_name, players, variant_path, deals):
+    from simcore.game import get_game
+
+    game = get_game(game_name)
+    variant = game.variant(variant_path)
+    kwargs = {"deals": deals} if deals is not None else {}
+    if deals is not None and game.name != "bird-weather":
+        raise _error(f"--deals is a BIRD & WEATHER option; use a variant file for {game.name}")
+    return game, variant, game.setup(players, variant, **kwargs)
+
+
+def _error(message):
+    from simcore.errors import BalanceError
+
+    return BalanceError(message)
+
+
+@app.command()
+def games():
+    """List the games, their player counts, strategies and variant keys."""
+    from simcore.game import game_names, get_game
+
+    for name in game_names():
+        g = get_game(name)
+        typer.echo(f"{name}: {g.title}, {'/'.join(map(str, g.player_counts))} players")
+        typer.echo(f"  strategies: {', '.join(g.builtin_strategies())}")
+        for key, (_, text) in g.variant_keys.items():
+            typer.echo(f"  variant {key}: {text}")
+
+
+@app.command()
+def simulate(
+    game: GameArg,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games.")] = 100_000,
+    seed: SeedOpt = 1,
+    strategies: StrategiesOpt = None,
+    variant: VariantOpt = None,
+    deals: DealsOpt = None,
+    plugin: PluginOpt = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one row per game to this Parquet file.")] = None,
+    threads: ThreadsOpt = None,
+    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk (memory stays flat).")] = 1 << 18,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+):
+    """Simulate GAME and print seat win shares, first-player advantage and rule-event rates."""
+    from analysis.summary import format_summary, summarize, summary_json
+    from simcore.driver import run_games
+
+    g, v, setup = _game_and_setup(game, players, variant, deals)
+    lineup = g.lineup(strategies, players, plugin or ())
+    result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=out,
+                       progress=not quiet and not as_json)
+    frame = result.frame.lazy() if result.frame is not None else None
+    if frame is None:
+        import polars as pl
+
+        frame = pl.scan_parquet(result.path)
+    summary = summarize(frame, result.meta)
+    summary["seconds"] = result.meta["seconds"]
+    summary["games_per_second"] = round(games / max(result.seconds, 1e-9))
+    if as_json:
+        typer.echo(summary_json(summary))
+    else:
+        typer.echo(format_summary(summary))
+        typer.echo(f"\n{games:,} games in {result.seconds:.2f} s ({summary['games_per_second']:,} games/s)"
+                   + (f"; rows written to {out}" if out else ""))
+
+
+@app.command()
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md and report.html.")] = Path("reports/latest"),
+):
+    """Write report.md and a self-contained report.html (with charts) for one or more runs."""
+    from analysis.report import write_report
+
+    path = write_report([str(r) for r in runs], out)
+    typer.echo(f"report written: {path / 'report.html'} and {path / 'report.md'}")
+
+
+@app.command()
+def play(
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (docs/scenarios.md).")],
+    plugin: PluginOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Play a scenario through both engines, check they agree, print the trick-by-trick log."""
+    from simcore.game import get_game
+    from simcore.scenarios import load_scenario
+
+    data = load_scenario(scenario)
+    g = get_game(data["game"])
+    log = g.scenario(data, str(scenario), plugin_paths=plugin or ())
+    expect = data.get("expect")
+    failures = _check_expectations(log, expect) if expect else []
+    if as_json:
+        typer.echo(json.dumps({**log, "expect_failures": failures}, indent=2))
+    else:
+        typer.echo(g.format_log(log))
+        typer.echo("compiled and reference engines agree")
+        for line in failures:
+            typer.echo(f"EXPECTATION FAILED: {line}")
+    if failures:
+        raise typer.Exit(1)
+
+
+def _check_expectations(log: dict, expect: dict) -> list[str]:
+    """Compare a scenario's optional "expect" block with what happened."""
+    from simcore.errors import BalanceError
+
+    actual = {
+        "scores": log["scores"],
+        "winners": [t["winner"] for t in log["tricks"]],
+        "points": [t["points"] for t in log["tricks"]],
+        "kinds": [t["kind"] for t in log["tricks"]],
+        "counters": log["counters"],
+    }
+    failures = []
+    for key, want in expect.items():
+        if key not in actual:
+            raise BalanceError(f"scenario 'expect' has unknown key '{key}' (known: {', '.join(actual)})")
+        got = actual[key]
+        if key == "counters":
+            got = {k: got.get(k) for k in want}
+        if got != want:
+            failures.append(f"{key}: expected {want}, got {got}")
+    return failures
+
+
+@app.command()
+def replay(
+    game: GameArg,
+    seed: SeedOpt = 1,
+    index: Annotated[int, typer.Option("--index", "-i", help="Game index within the run (row `game`).")] = 0,
+    players: PlayersOpt = 4,
+    strategies: StrategiesOpt = None,
+    variant: VariantOpt = None,
+    deals: DealsOpt = None,
+    plugin: PluginOpt = None,
+    run: Annotated[Optional[Path], typer.Option(
+        "--run", help="Take players, strategies and variant from this result file and check the row matches.")] = None,
+    as_json: JsonOpt = False,
+):
+    """Print the trick-by-trick log of game INDEX of the run with SEED."""
+    from simcore.game import get_game
+
+    g = get_game(game)
+    row = None
+    if run is not None:
+        from analysis.summary import load
+
+        frame, meta = load(run)
+        if meta["game"] != g.name:
+            raise _error(f"{run} holds {meta['game']} games, not {game}")
+        players, seed, strategies = meta["players"], meta["seed"], ",".join(meta["strategies"])
+        v = g.variant(overrides={k: val for k, val in meta["variant"].items() if k not in ("game", "name", "description")})
+        setup = g.setup(players, v)
+        import polars as pl
+
+        rows = frame.filter(pl.col("game") == index).collect()
+        if rows.height == 0:
+            raise _error(f"{run} has no game {index}")
+        row = rows.row(0, named=True)
+        plugin = [Path(p) for p in meta.get("plugins", [])] or plugin
+    else:
+        g, v, setup = _game_and_setup(game, players, variant, deals)
+    if index < 0:
+        raise _error(f"--index must be 0 or more, not {index}")
+    lineup = g.lineup(strategies, players, plugin or ())
+    log = g.replay(setup, lineup, seed, index)
+    if row is not None:
+        recorded = [row[f"score_{s}"] for s in range(players)]
+        if recorded != log["scores"]:
+            raise _error(f"replay scores {log['scores']} differ from the recorded {recorded} (different engine version?)")
+        log["matches_run"] = str(run)
+    if as_json:
+        typer.echo(json.dumps(log, indent=2))
+    else:
+        typer.echo(g.format_log(log))
+        if row is not None:
+            typer.echo(f"matches row {index} of {run}")
+
+
+@app.command()
+def bench(
+    game: Annotated[Optional[str], typer.Argument(help="Game (default: every game).")] = None,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per compiled measurement.")] = 2_000_000,
+    reference_games: Annotated[int, typer.Option("--reference-games", help="Games for the reference engine.")] = 5_000,
+    repeats: Annotated[int, typer.Option("--repeats", help="Best of this many timings.")] = 3,
+    as_json: JsonOpt = False,
+):
+    """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
+    from simcore.bench import format_bench, run_bench
+    from simcore.game import game_names
+
+    names = [game] if game else game_names()
+    results = [run_bench(name, players, games, reference_games, repeats, progress=not as_json) for name in names]
+    typer.echo(json.dumps(results, indent=2) if as_json else format_bench(results))
+
+
+def main() -> None:
+    """Entry point: run the app; bad input → one line on stderr, exit 2."""
+    try:  # Typer >= 0.20 carries its own copy of click
+        from typer._click import exceptions as click
+    except ImportError:  # older Typer depends on click itself
+        from click import exceptions as click
+
+    from simcore.errors import BalanceError
+
+    try:
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except BalanceError as exc:
+        typer.echo(f"balance: error: {exc}", err=True)
+        sys.exit(2)
+    except click.UsageError as exc:
+        typer.echo(f"balance: error: {exc.format_message()}", err=True)
+        sys.exit(2)
+    except click.Abort:
+        typer.echo("balance: interrupted", err=True)
+        sys.exit(130)
+    except click.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.echo("balance: interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

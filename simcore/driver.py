@@ -1,0 +1,150 @@
+"""Chunked parallel runs: games in chunks, each chunk in parallel, rows streamed to Parquet.
+
+Memory does not grow with the number of games: a chunk's rows go to a part
+file as soon as they exist, and the parts are streamed into the final file at
+the end (Polars' streaming sink), which then replaces the target in one rename.
+Nothing is left behind on failure or Ctrl-C: the parts and the unfinished file
+live in a temporary folder beside the target that is always removed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import polars as pl
+
+from simcore import __version__
+from simcore.errors import BalanceError
+
+DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
+
+
+@dataclass
+class RunResult:
+    meta: dict
+    seconds: float
+    frame: pl.DataFrame | None = None  # rows, when no output file was asked for
+    path: Path | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def set_threads(threads: int | None) -> int:
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = limit
+    if not 1 <= threads <= limit:
+        raise BalanceError(f"--threads must be 1..{limit} on this machine, not {threads}")
+    numba.set_num_threads(threads)
+    return threads
+
+
+def check_output_path(out: Path) -> None:
+    """Refuse an output path we could not write, before any simulation time is spent."""
+    parent = out.parent if str(out.parent) else Path(".")
+    if out.exists() and out.is_dir():
+        raise BalanceError(f"output path {out} is a directory")
+    if not parent.exists():
+        raise BalanceError(f"output folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise BalanceError(f"cannot write to output folder {parent}")
+
+
+def run_metadata(game, setup, lineup, variant, seed: int, games: int) -> dict:
+    return {
+        "game": game.name, "title": game.title, "players": setup.players, "seed": seed, "games": games,
+        "strategies": list(lineup.names), "plugins": list(lineup.plugins), "variant": variant.to_dict(),
+        "assumed": list(game.assumed), "version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **game.metadata(setup),
+    }
+
+
+def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size: int = DEFAULT_CHUNK,
+              threads: int | None = None, out: str | Path | None = None, progress: bool = True,
+              keep_frame: bool | None = None) -> RunResult:
+    """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them."""
+    if games < 1:
+        raise BalanceError(f"--games must be at least 1, not {games}")
+    if chunk_size < 1:
+        raise BalanceError(f"--chunk-size must be at least 1, not {chunk_size}")
+    if seed < 0:
+        raise BalanceError(f"--seed must be 0 or more, not {seed}")
+    set_threads(threads)
+    out = Path(out) if out is not None else None
+    if out is not None:
+        check_output_path(out)
+    keep_frame = out is None if keep_frame is None else keep_frame
+    meta = run_metadata(game, setup, lineup, variant, seed, games)
+
+    game.run_chunk(setup, lineup, seed, 0, 0)  # compile or load from cache now, so the clock sees only games
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)) if out is not None else None
+    frames = []
+    started = time.perf_counter()
+    try:
+        with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
+            for k, start in enumerate(range(0, games, chunk_size)):
+                n = min(chunk_size, games - start)
+                frame = pl.DataFrame(game.run_chunk(setup, lineup, seed, start, n))
+                if tmpdir is not None:
+                    frame.write_parquet(tmpdir / f"part-{k:06d}.parquet", statistics=False)
+                if keep_frame:
+                    frames.append(frame)
+                advance(n)
+        seconds = time.perf_counter() - started
+        meta["seconds"] = round(seconds, 3)
+        result = RunResult(meta=meta, seconds=seconds)
+        if keep_frame:
+            result.frame = pl.concat(frames) if len(frames) > 1 else frames[0]
+        if tmpdir is not None:
+            staged = tmpdir / "result.parquet"
+            pl.scan_parquet(tmpdir / "part-*.parquet").sink_parquet(staged, metadata={"balance": json.dumps(meta)})
+            os.replace(staged, out)
+            result.path = out
+        return result
+    finally:
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+class _progress:
+    """A rich progress bar on stderr (games done, games/s, time left), or nothing."""
+
+    def __init__(self, enabled: bool, total: int, label: str):
+        import sys
+
+        # a bar only makes sense on a terminal; in logs and pipes it would be noise
+        self.enabled, self.total, self.label = enabled and sys.stderr.isatty(), total, label
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda n: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]}"),
+                            TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+        self.bar.__enter__()
+        self.task = self.bar.add_task(self.label, total=self.total, rate="")
+        self.t0 = time.perf_counter()
+        self.done = 0
+
+        def advance(n):
+            self.done += n
+            rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
+            self.bar.update(self.task, advance=n, rate=f"{rate:,.0f} games/s")
+
+        return advance
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.bar.__exit__(*exc)
+        return False
