@@ -34,11 +34,11 @@ def _game_and_setup(game_name, players, variant_path, deals):
     from simcore.game import get_game
 
     game = get_game(game_name)
-    variant = game.variant(variant_path)
-    kwargs = {"deals": deals} if deals is not None else {}
-    if deals is not None and game.name != "bird-weather":
-        raise _error(f"--deals is a BIRD & WEATHER option; use a variant file for {game.name}")
-    return game, variant, game.setup(players, variant, **kwargs)
+    if deals is not None and "deals" not in game.variant_keys:
+        raise _error(f"--deals is not an option of {game.name}")
+    # --deals is the variant key `deals`, so results and reports record it
+    variant = game.variant(variant_path, {"deals": deals} if deals is not None else None)
+    return game, variant, game.setup(players, variant)
 
 
 def _error(message):

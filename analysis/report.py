@@ -108,7 +108,7 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
     games = games_phrase(summary["games"])
     blocks += [
         Heading(level, f"Seats ({games})"),
-        Paragraph("Seat 1 plays first. Win shares count a k-way tie as 1/k of a win for each "
+        Paragraph("Seat 0 leads or starts first. Win shares count a k-way tie as 1/k of a win for each "
                   "tied seat; intervals are 95% Wilson score intervals, mean scores carry 95% "
                   "normal-approximation intervals."),
         Table(*seat_table(summary)),

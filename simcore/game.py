@@ -74,7 +74,7 @@ class Game:
             merged = {**variant.to_dict(), **overrides}
             variant = parse_variant(self.name, merged, self.variant_keys, variant.source or "options")
             if path is None:
-                variant = Variant(self.name, "custom", "", variant.settings, None)
+                variant = Variant(self.name, "default", "", variant.settings, None)
         return variant
 
     def check_players(self, players: int) -> None:

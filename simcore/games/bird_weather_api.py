@@ -50,12 +50,12 @@ class BirdWeather(Game):
     def plugin_decisions(self):
         return self.strategy_module().PLUGIN_DECISIONS
 
-    def setup(self, players, variant, deals: int | None = None):
+    def setup(self, players, variant):
         self.check_players(players)
-        settings = dict(variant.settings)
-        if deals is not None:
-            settings["deals"] = deals
-        return bw.make_setup(players, settings)
+        try:
+            return bw.make_setup(players, variant.settings)
+        except BalanceError as exc:
+            raise BalanceError(f"{variant.source}: {exc}" if variant.source else str(exc)) from None
 
     def reference_rules(self, setup) -> ref.Rules:
         return ref.Rules(setup.players, setup.cards, setup.hand_size, setup.deals, setup.reversal,
