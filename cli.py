@@ -102,7 +102,8 @@ def simulate(
 
 @app.command()
 def report(
-    runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.")],
+    runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.",
+                                               metavar="RUN...")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md and report.html.")] = Path("reports/latest"),
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
@@ -114,7 +115,7 @@ def report(
 
 @app.command()
 def play(
-    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (docs/scenarios.md).")],
+    scenario: Annotated[Path, typer.Argument(help="Scenario JSON file (docs/scenarios.md).", metavar="SCENARIO")],
     plugin: PluginOpt = None,
     as_json: JsonOpt = False,
 ):
@@ -155,7 +156,9 @@ def _check_expectations(log: dict, expect: dict) -> list[str]:
             raise BalanceError(f"scenario 'expect' has unknown key '{key}' (known: {', '.join(actual)})")
         got = actual[key]
         if key == "counters":
-            got = {k: got.get(k) for k in want}
+            if not isinstance(want, dict) or set(want) - set(got):
+                raise BalanceError(f"scenario 'expect.counters' must name counters among: {', '.join(got)}")
+            got = {k: got[k] for k in want}
         if got != want:
             failures.append(f"{key}: expected {want}, got {got}")
     return failures
@@ -236,9 +239,9 @@ def bench(
 def main() -> None:
     """Entry point: run the app; bad input → one line on stderr, exit 2."""
     try:  # Typer >= 0.20 carries its own copy of click
-        from typer._click import exceptions as click
+        from typer._click.exceptions import UsageError
     except ImportError:  # older Typer depends on click itself
-        from click import exceptions as click
+        from click.exceptions import UsageError
 
     from simcore.errors import BalanceError
 
@@ -247,19 +250,26 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except BalanceError as exc:
-        typer.echo(f"balance: error: {exc}", err=True)
-        sys.exit(2)
-    except click.UsageError as exc:
-        typer.echo(f"balance: error: {exc.format_message()}", err=True)
-        sys.exit(2)
-    except click.Abort:
-        typer.echo("balance: interrupted", err=True)
-        sys.exit(130)
-    except click.Exit as exc:
+        _fail(str(exc))
+    except UsageError as exc:
+        _fail(exc.format_message())
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except (typer.Abort, KeyboardInterrupt):
         typer.echo("balance: interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:
+        # a user's plug-in that Numba cannot compile is bad input too; anything else is our bug
+        numba_errors = sys.modules.get("numba.core.errors")
+        if numba_errors is not None and isinstance(exc, numba_errors.NumbaError):
+            first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            _fail(f"a strategy does not compile with Numba: {first.strip()}")
+        raise
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"balance: error: {' '.join(message.split())}", err=True)
+    sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -49,12 +49,18 @@ def set_threads(threads: int | None) -> int:
 def check_output_path(out: Path) -> None:
     """Refuse an output path we could not write, before any simulation time is spent."""
     parent = out.parent if str(out.parent) else Path(".")
-    if out.exists() and out.is_dir():
+    if out.is_dir():
         raise BalanceError(f"output path {out} is a directory")
     if not parent.exists():
         raise BalanceError(f"output folder {parent} does not exist")
+    if not parent.is_dir():
+        raise BalanceError(f"output folder {parent} is not a folder")
     if not os.access(parent, os.W_OK):
         raise BalanceError(f"cannot write to output folder {parent}")
+    try:  # the staging folder goes beside the target: prove we can make one
+        tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=parent).cleanup()
+    except OSError as exc:
+        raise BalanceError(f"cannot write to output folder {parent}: {exc.strerror}") from None
 
 
 def run_metadata(game, setup, lineup, variant, seed: int, games: int) -> dict:

@@ -127,7 +127,12 @@ class Game:
                 params[seat] = strategies.default_params(n)
             else:
                 plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
-                params[seat, : len(getattr(plugin.module, "PARAMS", ()))] = getattr(plugin.module, "PARAMS", ())
+                values = getattr(plugin.module, "PARAMS", ())
+                if (not isinstance(values, (tuple, list)) or len(values) > strategies.N_PARAMS
+                        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)):
+                    raise BalanceError(f"plug-in {plugin.path}: PARAMS must be a tuple of at most "
+                                       f"{strategies.N_PARAMS} numbers")
+                params[seat, : len(values)] = values
         kernels = importlib.import_module(self.kernels_module)
         if plugins:
             suffix = "plugins_" + "_".join(p.name.replace("-", "_") for p in plugins)
@@ -144,6 +149,20 @@ class Game:
     def metadata(self, setup) -> dict:
         """Game-specific run metadata (events, tricks per game, deck ...)."""
         return {"events": [e.__dict__ for e in self.events]}
+
+    @staticmethod
+    def check_status(status: np.ndarray, lineup: Lineup, games, seed: int) -> None:
+        """Turn a kernel's per-game status into an error naming the first broken game.
+
+        Built-in strategies always play legally; a plug-in's illegal decision stops its game
+        (status -2) rather than corrupting the results."""
+        bad = np.flatnonzero(status != -1)
+        if bad.size:
+            first = bad[0] + games if isinstance(games, int) else games[bad[0]]
+            who = ", ".join(lineup.plugins) or "a built-in strategy"
+            raise BalanceError(f"a strategy made an illegal move in game {int(first)} of seed {seed} "
+                               f"({bad.size} game(s) in this batch; strategies: {', '.join(lineup.names)}; "
+                               f"plug-ins: {who})")
 
     # --- logs, replays, scenarios --------------------------------------------------
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:

@@ -68,8 +68,10 @@ class BirdWeather(Game):
         shares = np.zeros((n, p), dtype=np.float32)
         counters = np.zeros((n, bw.N_COUNTERS), dtype=np.uint8)
         hands = np.zeros((n, p), dtype=np.uint64)
+        status = np.zeros(n, dtype=np.int8)
         lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.number, setup.follow, lineup.ids,
-                                 lineup.params, scores, shares, counters, hands)
+                                 lineup.params, scores, shares, counters, hands, status)
+        self.check_status(status, lineup, start, seed)
         columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
         for s in range(p):
             columns[f"score_{s}"] = scores[:, s]
@@ -95,8 +97,10 @@ class BirdWeather(Game):
         facedowns = np.full((k, setup.deals, bw.MAX_PLAYERS), -1, dtype=np.int64)
         totals = np.zeros((k, bw.MAX_PLAYERS), dtype=np.int64)
         counters = np.zeros((k, bw.N_COUNTERS), dtype=np.int64)
+        status = np.zeros(k, dtype=np.int8)
         lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.number, setup.follow, lineup.ids,
-                                        lineup.params, logs, dealt, facedowns, totals, counters)
+                                        lineup.params, logs, dealt, facedowns, totals, counters, status)
+        self.check_status(status, lineup, indices, seed)
         return [self._log_dict(setup, logs[g], dealt[g], facedowns[g], totals[g], counters[g])
                 for g in range(k)]
 
@@ -165,7 +169,16 @@ class BirdWeather(Game):
         """Run a scenario (docs/scenarios.md) through both engines; refuse it if they disagree."""
         from simcore.scenarios import field, int_list
 
+        known = {"game", "players", "variant", "hands", "facedown", "leader", "plays", "picks", "strategies",
+                 "seed", "expect", "description", "name"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BalanceError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
         players = field(data, "players", int, where)
+        if not isinstance(data.get("variant", {}), dict):
+            raise BalanceError(f"{where}: 'variant' must be an object of variant settings")
+        if not isinstance(data.get("expect", {}), dict):
+            raise BalanceError(f"{where}: 'expect' must be an object")
         variant = self.variant(overrides=data.get("variant") or {})
         setup = self.setup(players, variant)
         hands = [int_list(h, f"hands[{s}]", where) for s, h in enumerate(field(data, "hands", list, where))]
@@ -178,15 +191,25 @@ class BirdWeather(Game):
                 c is None or (isinstance(c, int) and not isinstance(c, bool)) for c in facedown):
             raise BalanceError(f"{where}: 'facedown' must list one card number (or null) per seat")
         leader = data.get("leader", 0)
-        if not isinstance(leader, int) or not 0 <= leader < players:
+        if not isinstance(leader, int) or isinstance(leader, bool) or not 0 <= leader < players:
             raise BalanceError(f"{where}: 'leader' must be a seat 0..{players - 1}")
         plays = data.get("plays", [])
         if plays and all(isinstance(t, list) for t in plays):
             plays = [c for trick in plays for c in trick]
         plays = int_list(plays, "plays", where)
         picks = int_list(data.get("picks", []), "picks", where)
+        if hands and len(plays) > players * len(hands[0]):
+            raise BalanceError(f"{where}: {len(plays)} scripted plays, but {players} hands of {len(hands[0])} "
+                               f"cards make only {players * len(hands[0])}")
         seed = data.get("seed", 0)
-        lineup = self.lineup(data.get("strategies", lineup_spec), players, plugin_paths)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise BalanceError(f"{where}: 'seed' must be a whole number 0 or more")
+        strategies = data.get("strategies", lineup_spec)
+        if strategies is not None and not (isinstance(strategies, str) or (
+                isinstance(strategies, list) and all(isinstance(x, str) for x in strategies))):
+            raise BalanceError(f"{where}: 'strategies' must be a string such as \"heuristic,random,random\" "
+                               "or a list of names")
+        lineup = self.lineup(strategies, players, plugin_paths)
 
         # The reference engine checks the position and every scripted decision first (its
         # errors say which play and why), then the compiled engine plays the same deal.
@@ -199,6 +222,10 @@ class BirdWeather(Game):
             all_plays = [c for t in compiled["tricks"] for c in t["cards"]]
             all_picks = [t["pick_seat"] for t in compiled["tricks"] if t["pick_seat"] is not None]
             record = ref.play_scenario(rules, hands, facedown, leader, all_plays, all_picks, None)
+        picks_made = sum(1 for t in compiled["tricks"] if t["pick_seat"] is not None)
+        if len(picks) > picks_made:
+            raise BalanceError(f"{where}: {len(picks)} scripted picks, but only {picks_made} face-down card(s) "
+                               "were taken in this deal")
         reference = self._record_dict(record, self.name)
         if compiled["tricks"] != reference["tricks"] or compiled["scores"] != reference["scores"]:
             raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
@@ -219,6 +246,9 @@ class BirdWeather(Game):
                 fd[s] = index[facedown[s]]
         script = np.array([index.get(c, -1) for c in plays], dtype=np.int64)
         script_picks = np.array(picks, dtype=np.int64)
+        dealt = np.zeros((1, bw.MAX_PLAYERS), dtype=np.uint64)
+        for s in range(p):  # before the kernel plays the cards out of hand_masks
+            dealt[0, s] = hand_masks[s] | (np.uint64(1) << np.uint64(fd[s]) if fd[s] >= 0 else np.uint64(0))
         tricks = len(hands[0])
         log = np.full((tricks, bw.LOG_WIDTH), -1, dtype=np.int64)
         totals = np.zeros(bw.MAX_PLAYERS, dtype=np.int64)
@@ -226,11 +256,10 @@ class BirdWeather(Game):
         status = lineup.kernels.play_scenario(hand_masks, fd, leader, tricks, setup.rules, setup.number,
                                               setup.follow, lineup.ids, lineup.params, seed, script,
                                               script_picks, log, totals, counters)
-        if status != -1:
+        if status == -2:
+            self.check_status(np.array([status]), lineup, [0], seed)
+        if status >= 0:
             raise BalanceError(f"the compiled engine refused scripted step {status} that the reference accepted (a bug)")
-        dealt = np.zeros((1, bw.MAX_PLAYERS), dtype=np.uint64)
-        for s in range(p):
-            dealt[0, s] = hand_masks[s] | (np.uint64(1) << np.uint64(fd[s]) if fd[s] >= 0 else np.uint64(0))
         out = self._log_dict(setup, log, dealt, fd.reshape(1, -1), totals, counters)
         out["deals"][0]["leader"] = leader
         return out
@@ -256,7 +285,7 @@ class BirdWeather(Game):
                     seat = (t["leader"] + i) % log["players"]
                     plays.append(f"s{seat}:{c}" + ("" if t["followed"][i] else "x"))
                 extra = "" if t["kind"] == "normal" else f" [{t['kind']}]"
-                pts = f"{t['points']} pts (card {t['points_card']}"
+                pts = f"{t['points']} {'pt' if t['points'] == 1 else 'pts'} (card {t['points_card']}"
                 if t["pick_seat"] is not None:
                     pts += f"; face-down {t['pick_card']} of seat {t['pick_seat']}"
                 pts += ")"

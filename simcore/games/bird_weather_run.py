@@ -32,8 +32,10 @@ choose_pick = strategy.choose_pick
 
 BLOCK = 256  # games per parallel work item; per-block scratch keeps the game loop allocation-free
 
-# play_deal status: -1 = finished; otherwise the scripted step that was illegal
+# play_deal / play_game status: finished, a strategy broke the rules (only a plug-in can:
+# the check is one bit test per decision), or (>= 0) the scripted step that was illegal
 FINISHED = -1
+STRATEGY_BROKE_RULES = -2
 
 
 @kernel(globals(), inline="always")
@@ -85,6 +87,8 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
             else:
                 card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
                                    table, number, follow, rules, streams)
+                if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
+                    return STRATEGY_BROKE_RULES
             step += 1
             hands[seat] &= ~bit(card)
             seen |= bit(card)
@@ -116,6 +120,8 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
                 else:
                     pick_seat = choose_pick(strategies[winner], params, winner, available, hands[winner],
                                             seen, table, number, rules, streams)
+                    if pick_seat < 0 or pick_seat >= n_players or (available >> np.uint64(pick_seat)) & np.uint64(1) == 0:
+                        return STRATEGY_BROKE_RULES
                 pick_step += 1
                 pick_card = table[T_FACEDOWN + pick_seat]
                 table[T_FACEDOWN + pick_seat] = -1
@@ -147,7 +153,7 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
 @kernel(globals())
 def play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
               totals, counters, opening, dealt, facedowns, log):
-    """One full game (a match of R_DEALS deals) of run ``seed``; fills totals/counters,
+    """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,
     ``opening`` (the first deal's hands incl. face-down cards) and, where they have
     room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``."""
     n_players = rules[R_PLAYERS]
@@ -171,20 +177,26 @@ def play_game(seed, index, rules, number, follow, strategies, params, streams, t
         if rules[R_FACEDOWN] != 0:
             for s in range(n_players):
                 card = choose_facedown(strategies[s], params, s, hands[s], table, number, rules, streams)
+                if card < 0 or card >= rules[R_DECK] or (hands[s] >> np.uint64(card)) & np.uint64(1) == 0:
+                    return STRATEGY_BROKE_RULES
                 hands[s] &= ~bit(card)
                 table[T_FACEDOWN + s] = card
                 if d < facedowns.shape[0]:
                     facedowns[d, s] = card
-        play_deal(table, hands, d % n_players, rules[R_TRICKS], rules, number, follow, strategies, params,
-                  streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
+        status = play_deal(table, hands, d % n_players, rules[R_TRICKS], rules, number, follow, strategies,
+                           params, streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
+        if status != FINISHED:
+            return status
         for s in range(n_players):
             totals[s] += table[T_SCORE + s]
+    return FINISHED
 
 
 @kernel(globals(), parallel=True)
 def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
-              scores_out, shares_out, counters_out, hands_out):
+              scores_out, shares_out, counters_out, hands_out, status_out):
     """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.
+    ``status_out[g]`` is FINISHED, or STRATEGY_BROKE_RULES for a plug-in's illegal decision.
 
     Each game's randomness depends only on (seed, game index), and every game
     writes only its own row, so the result is the same for any thread count or
@@ -204,8 +216,8 @@ def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
         facedowns = np.empty((0, MAX_PLAYERS), dtype=np.int64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            play_game(seed, start + g, rules, number, follow, strategies, params, streams, table, hands, deck,
-                      totals, counters, hands_out[g], dealt, facedowns, log)
+            status_out[g] = play_game(seed, start + g, rules, number, follow, strategies, params, streams, table,
+                                      hands, deck, totals, counters, hands_out[g], dealt, facedowns, log)
             match_shares(totals, n_players, shares)
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -222,23 +234,23 @@ def play_logged(seed, index, rules, number, follow, strategies, params, log, dea
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     opening = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
+    return play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
               totals, counters, opening, dealt, facedowns, log)
 
 
 @kernel(globals())
 def play_many_logged(seed, indices, rules, number, follow, strategies, params, logs, dealt, facedowns,
-                     totals, counters):
+                     totals, counters, status):
     """play_logged for many games at once (differential tests): arrays gain a leading game axis."""
     for k in range(indices.shape[0]):
-        play_logged(seed, indices[k], rules, number, follow, strategies, params, logs[k], dealt[k],
-                    facedowns[k], totals[k], counters[k])
+        status[k] = play_logged(seed, indices[k], rules, number, follow, strategies, params, logs[k], dealt[k],
+                                facedowns[k], totals[k], counters[k])
 
 
 @kernel(globals())
 def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seed,
                   script, script_picks, log, totals, counters):
-    """One deal from a given position; returns FINISHED or the illegal scripted step."""
+    """One deal from a given position; returns FINISHED, STRATEGY_BROKE_RULES or the illegal scripted step."""
     n_players = rules[R_PLAYERS]
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seed_streams(streams, seed, 0)
