@@ -219,10 +219,26 @@ def _pair(interval: Iterable[float]) -> list:
     return [_finite(v) for v in interval]
 
 
+def _distinct_range(row: dict, games: int) -> bool:
+    if games == 0:
+        return True
+    low, high = row["game_min"], row["game_max"]
+    if high - low + 1 != games:
+        return False
+    total = games * (low + high) / 2
+    squares = (high * (high + 1) * (2 * high + 1) - (low - 1) * low * (2 * low - 1)) / 6
+    return abs(row["game_sum"] - total) <= 1e-9 * max(total, 1) and abs(row["game_sumsq"] - squares) <= 1e-9 * max(squares, 1)
+
+
 def _aggregates(meta: dict) -> list[pl.Expr]:
     """Every number the summary needs, as named aggregates of one query."""
     players = meta["players"]
-    exprs = [pl.len().alias("games"), pl.col("game").n_unique().alias("distinct_games")]
+    # Duplicate game indices (a file pooled twice) are caught without a hash set of every index,
+    # which would grow with the run: n indices are exactly min..max when the range has n values
+    # and their sum and sum of squares are those of that range (floats: exact below 2**53).
+    index = pl.col("game").cast(pl.Float64)
+    exprs = [pl.len().alias("games"), index.min().alias("game_min"), index.max().alias("game_max"),
+             index.sum().alias("game_sum"), (index * index).sum().alias("game_sumsq")]
     shares = [pl.col(f"share_{seat}").cast(pl.Float64) for seat in range(players)]
     exprs.append(((pl.sum_horizontal(shares) - 1.0).abs() > SHARE_SUM_TOLERANCE).sum().alias("unbalanced_rows"))
     for seat in range(players):
@@ -263,12 +279,12 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
     Fractions are 0..1; unknown numbers are None.
     """
     players = meta["players"]
-    row = frame.select(_aggregates(meta)).collect().row(0, named=True)
+    row = frame.select(_aggregates(meta)).collect(engine="streaming").row(0, named=True)
     games = int(row["games"])
     if games == 0:
         raise BalanceError("the results hold no games")
-    if int(row["distinct_games"]) != games:
-        raise BalanceError(f"{games - int(row['distinct_games'])} game indices appear more than once: "
+    if not _distinct_range(row, games):
+        raise BalanceError("some game indices appear more than once: "
                            "the same games were given twice")
     notes = []
     if row["unbalanced_rows"]:
@@ -369,7 +385,7 @@ def score_counts(frame: pl.LazyFrame, players: int) -> pl.DataFrame:
             .with_columns(pl.col("column").str.strip_prefix("score_").cast(pl.Int32).alias("seat"))
             .select("seat", "score", "games")
             .sort("seat", "score")
-            .collect())
+            .collect(engine="streaming"))
 
 
 # --------------------------------------------------------------------------------------------
