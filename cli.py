@@ -80,22 +80,24 @@ def simulate(
     from analysis.summary import format_summary, summarize, summary_json
     from simcore.driver import run_games
 
+    import tempfile
+
+    import polars as pl
+
     g, v, setup = _game_and_setup(game, players, variant, deals)
     lineup = g.lineup(strategies, players, plugin or ())
-    result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=out,
-                       progress=not quiet and not as_json)
-    frame = result.frame.lazy() if result.frame is not None else None
-    if frame is None:
-        import polars as pl
-
-        frame = pl.scan_parquet(result.path)
-    summary = summarize(frame, result.meta)
+    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
+        # without --out the rows still go to a (temporary) file, so memory stays flat
+        target = out if out is not None else Path(scratch) / "run.parquet"
+        result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
+                           progress=not quiet and not as_json)
+        summary = summarize(pl.scan_parquet(result.path), result.meta)
     summary["seconds"] = result.meta["seconds"]
     summary["games_per_second"] = round(games / max(result.seconds, 1e-9))
     if as_json:
         typer.echo(summary_json(summary))
     else:
-        typer.echo(format_summary(summary))
+        typer.echo(format_summary(summary).rstrip("\n"))
         typer.echo(f"\n{games:,} games in {result.seconds:.2f} s ({summary['games_per_second']:,} games/s)"
                    + (f"; rows written to {out}" if out else ""))
 
@@ -181,15 +183,21 @@ def replay(
     """Print the trick-by-trick log of game INDEX of the run with SEED."""
     from simcore.game import get_game
 
+    from simcore.game import check_seed
+
     g = get_game(game)
     row = None
+    check_seed(index, "--index")
     if run is not None:
         from analysis.summary import load
 
         frame, meta = load(run)
         if meta["game"] != g.name:
             raise _error(f"{run} holds {meta['game']} games, not {game}")
-        players, seed, strategies = meta["players"], meta["seed"], ",".join(meta["strategies"])
+        for key, kind in (("seed", int), ("players", int), ("strategies", list), ("variant", dict)):
+            if not isinstance(meta.get(key), kind):
+                raise _error(f"{run}: its metadata has no valid '{key}', so its games cannot be replayed")
+        players, seed, strategies = meta["players"], meta["seed"], ",".join(map(str, meta["strategies"]))
         v = g.variant(overrides={k: val for k, val in meta["variant"].items() if k not in ("game", "name", "description")})
         setup = g.setup(players, v)
         import polars as pl
@@ -201,8 +209,7 @@ def replay(
         plugin = [Path(p) for p in meta.get("plugins", [])] or plugin
     else:
         g, v, setup = _game_and_setup(game, players, variant, deals)
-    if index < 0:
-        raise _error(f"--index must be 0 or more, not {index}")
+    check_seed(seed)
     lineup = g.lineup(strategies, players, plugin or ())
     log = g.replay(setup, lineup, seed, index)
     if row is not None:
@@ -229,42 +236,63 @@ def bench(
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
     from simcore.bench import format_bench, run_bench
-    from simcore.game import game_names
+    from simcore.game import game_names, get_game
 
+    for name, value in (("--games", games), ("--reference-games", reference_games), ("--repeats", repeats)):
+        if value < 1:
+            raise _error(f"{name} must be at least 1, not {value}")
     names = [game] if game else game_names()
+    for name in names:
+        get_game(name).check_players(players)
     results = [run_bench(name, players, games, reference_games, repeats, progress=not as_json) for name in names]
     typer.echo(json.dumps(results, indent=2) if as_json else format_bench(results))
 
 
 def main() -> None:
     """Entry point: run the app; bad input → one line on stderr, exit 2."""
-    try:  # Typer >= 0.20 carries its own copy of click
+    try:  # Typer >= 0.20 carries its own copy of click (its Abort is typer.Abort)
         from typer._click.exceptions import UsageError
+        Abort = typer.Abort
     except ImportError:  # older Typer depends on click itself
-        from click.exceptions import UsageError
+        from click.exceptions import Abort, UsageError
 
     from simcore.errors import BalanceError
 
     try:
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
+            if code == 130:  # Typer turns Ctrl-C / SIGTERM into a returned 130
+                typer.echo("balance: interrupted", err=True)
             sys.exit(code)
     except BalanceError as exc:
         _fail(str(exc))
     except UsageError as exc:
         _fail(exc.format_message())
     except typer.Exit as exc:
+        if exc.exit_code == 130:  # Typer's own translation of Ctrl-C / SIGTERM
+            typer.echo("balance: interrupted", err=True)
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
+    except (Abort, typer.Abort, KeyboardInterrupt):
         typer.echo("balance: interrupted", err=True)
         sys.exit(130)
     except Exception as exc:
         # a user's plug-in that Numba cannot compile is bad input too; anything else is our bug
         numba_errors = sys.modules.get("numba.core.errors")
         if numba_errors is not None and isinstance(exc, numba_errors.NumbaError):
-            first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-            _fail(f"a strategy does not compile with Numba: {first.strip()}")
+            from simcore.plugins import loaded_plugins
+
+            if loaded_plugins():
+                _fail(f"plug-in {', '.join(loaded_plugins())} does not compile with Numba: {_numba_reason(exc)}")
         raise
+
+
+def _numba_reason(exc) -> str:
+    """The line of a Numba error that says what is wrong (not the pipeline stage)."""
+    for line in str(exc).splitlines():
+        text = line.strip()
+        if text and not text.startswith(("Failed in", "During:", "File ", "<source", "^")) and "[1m" not in text:
+            return text
+    return type(exc).__name__
 
 
 def _fail(message: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import polars as pl
 
 from simcore import __version__
 from simcore.errors import BalanceError
+from simcore.game import MAX_SEED, check_seed
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
 
@@ -49,6 +51,8 @@ def set_threads(threads: int | None) -> int:
 def check_output_path(out: Path) -> None:
     """Refuse an output path we could not write, before any simulation time is spent."""
     parent = out.parent if str(out.parent) else Path(".")
+    if out.exists() and not out.is_file() and not out.is_dir():
+        raise BalanceError(f"output path {out} exists and is not a regular file")
     if out.is_dir():
         raise BalanceError(f"output path {out} is a directory")
     if not parent.exists():
@@ -81,10 +85,12 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         raise BalanceError(f"--games must be at least 1, not {games}")
     if chunk_size < 1:
         raise BalanceError(f"--chunk-size must be at least 1, not {chunk_size}")
-    if seed < 0:
-        raise BalanceError(f"--seed must be 0 or more, not {seed}")
+    check_seed(seed)
+    if games - 1 > MAX_SEED:
+        raise BalanceError(f"--games must be at most 2**63, not {games}")
     set_threads(threads)
-    out = Path(out) if out is not None else None
+    # a link is written through (the file it points to is replaced, not the link)
+    out = Path(os.path.realpath(out)) if out is not None else None
     if out is not None:
         check_output_path(out)
     keep_frame = out is None if keep_frame is None else keep_frame
@@ -94,6 +100,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     tmpdir = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)) if out is not None else None
     frames = []
     started = time.perf_counter()
+    previous = _terminate_as_interrupt()
     try:
         with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
             for k, start in enumerate(range(0, games, chunk_size)):
@@ -118,6 +125,22 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     finally:
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_interrupt():
+    """Make SIGTERM (a `timeout`, a killed job) unwind like Ctrl-C, so the staging folder
+    is removed; returns the previous handler (None off the main thread)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 class _progress:

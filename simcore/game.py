@@ -22,6 +22,15 @@ GAMES = {
 }
 
 
+MAX_SEED = 2**63 - 1  # seeds and game indices are int64 in the kernels
+
+
+def check_seed(seed, what: str = "--seed") -> int:
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise BalanceError(f"{what} must be a whole number from 0 to 2**63-1, not {seed!r}")
+    return seed
+
+
 def game_names() -> list[str]:
     return list(GAMES)
 

@@ -29,6 +29,14 @@ from types import ModuleType
 from simcore.errors import BalanceError
 
 
+_LOADED: list[str] = []
+
+
+def loaded_plugins() -> list[str]:
+    """Paths of the plug-ins this process has loaded (named when one fails to compile)."""
+    return list(_LOADED)
+
+
 @dataclass(frozen=True)
 class Plugin:
     name: str
@@ -55,6 +63,7 @@ def load_plugin(path: str | Path) -> Plugin:
     for attr in ("GAME", "NAME"):
         if not isinstance(getattr(module, attr, None), str):
             raise BalanceError(f"plug-in {path} must define {attr} = \"...\" (a string)")
+    _LOADED.append(str(path))
     return Plugin(name=module.NAME, game=module.GAME, path=str(path), module=module)
 
 

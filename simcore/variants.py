@@ -90,4 +90,6 @@ def load_variant(game: str, path: str | Path | None, keys: dict) -> Variant:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BalanceError(f"{path}: not valid TOML: {exc}") from None
+    if "game" not in data:
+        raise BalanceError(f"{path}: a variant file must say which game it is for, e.g. game = \"{game}\"")
     return parse_variant(game, data, keys, str(path))

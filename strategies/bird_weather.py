@@ -33,7 +33,8 @@ BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 PLUGIN_BASE = 16
 N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
-# heuristic tuning (parameter row defaults); chosen by the tournament in README
+# heuristic tuning (parameter row defaults), set by hand: starve = weight of points handed to
+# another winner, risk = chance a beatable winning card holds, keep = cost of spending a high card
 H_STARVE, H_RISK, H_KEEP = 0, 1, 2
 HEURISTIC_DEFAULTS = (0.6, 0.35, 0.08, 0.0)
 

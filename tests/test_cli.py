@@ -214,7 +214,7 @@ BAD_INPUT = {
         "plays": [35, 37, 25, 31], "expect": {"score": [0, 1, 0, 0]}}))], ["unknown key 'score'"]),
     "report missing file": (lambda d: ["report", d / "missing.parquet", "--out", d / "report"],
                             ["results file not found"]),
-    "replay negative index": (lambda d: ["replay", "bird-weather", "--index", -1], ["--index must be 0 or more"]),
+    "replay negative index": (lambda d: ["replay", "bird-weather", "--index", -1], ["--index must be a whole number"]),
     "unknown option": (lambda d: ["simulate", "bird-weather", "--gmaes", 10], ["--gmaes"]),
 }
 
@@ -429,3 +429,67 @@ def test_plugin_illegal_move_is_refused_not_recorded(tmp_path):
                      "--games", 200, "--out", out)
     assert result.code == 2 and "illegal move in game" in result.err and len(result.err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+BAD_PLUGIN = """
+from numba import njit
+GAME = "bird-weather"
+NAME = "wordy"
+
+@njit
+def choose_play(params, seat, hand, legal, seen, table, number, follow, rules, streams):
+    return "ten"  # not a card index: Numba cannot type this
+"""
+
+
+def test_plugin_that_does_not_compile_names_the_file_and_reason(tmp_path):
+    plugin = _write(tmp_path / "wordy.py", BAD_PLUGIN)
+    result = balance_process("simulate", "bird-weather", "--plugin", plugin, "--strategies", "wordy,random,random,random",
+                             "--games", 10)
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1
+    assert str(plugin) in result.err and "unify return type" in result.err and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("replay", "bird-weather", "--index", 2**63), "--index must be a whole number"),
+    (("replay", "bird-weather", "--seed", -1), "--seed must be a whole number"),
+    (("simulate", "bird-weather", "--games", 10, "--seed", 2**64), "--seed must be a whole number"),
+    (("bench", "bird-weather", "--games", 100, "--reference-games", 0), "--reference-games must be at least 1"),
+    (("bench", "bird-weather", "--repeats", 0), "--repeats must be at least 1"),
+    (("bench", "bird-weather", "--players", 7), "not 7"),
+    (("simulate", "bird-weather", "--games", 10, "--out", "/dev/null"), "not a regular file"),
+])
+def test_out_of_range_numbers_and_targets(args, fragment):
+    assert_refused(balance(*args), fragment)
+
+
+def test_variant_file_must_name_its_game(tmp_path):
+    variant = _write(tmp_path / "v.toml", "reversal = false\n")
+    assert_refused(balance("simulate", "bird-weather", "--games", 10, "--variant", variant), "which game")
+
+
+def test_output_through_a_link_replaces_the_target_not_the_link(tmp_path):
+    target = tmp_path / "target.parquet"
+    link = tmp_path / "link.parquet"
+    link.symlink_to(target)
+    assert balance("simulate", "bird-weather", "--games", 50, "--out", link, "-q").code == 0
+    assert link.is_symlink() and target.is_file() and pl.read_parquet(link).height == 50
+
+
+def test_terminated_run_leaves_nothing_behind(tmp_path):
+    """SIGTERM (a `timeout`, a killed job) cleans up like Ctrl-C: no part files, no result."""
+    import signal
+    import time
+
+    out = tmp_path / "big.parquet"
+    process = subprocess.Popen([sys.executable, "-c", "import cli; cli.main()", "simulate", "bird-weather",
+                                "--games", "200000000", "--chunk-size", "100000", "-q", "--out", str(out)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(p.is_dir() and any(p.iterdir()) for p in tmp_path.iterdir()):
+        time.sleep(0.2)  # wait until part files are being written
+    assert any(tmp_path.iterdir()), "the run never started writing"
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted" in err
+    assert list(tmp_path.iterdir()) == []

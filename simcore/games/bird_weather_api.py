@@ -201,9 +201,9 @@ class BirdWeather(Game):
         if hands and len(plays) > players * len(hands[0]):
             raise BalanceError(f"{where}: {len(plays)} scripted plays, but {players} hands of {len(hands[0])} "
                                f"cards make only {players * len(hands[0])}")
-        seed = data.get("seed", 0)
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise BalanceError(f"{where}: 'seed' must be a whole number 0 or more")
+        from simcore.game import check_seed
+
+        seed = check_seed(data.get("seed", 0), f"{where}: 'seed'")
         strategies = data.get("strategies", lineup_spec)
         if strategies is not None and not (isinstance(strategies, str) or (
                 isinstance(strategies, list) and all(isinstance(x, str) for x in strategies))):
