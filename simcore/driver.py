@@ -96,6 +96,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     keep_frame = out is None if keep_frame is None else keep_frame
     meta = run_metadata(game, setup, lineup, variant, seed, games)
 
+    game.start_run(setup)
     game.run_chunk(setup, lineup, seed, 0, 0)  # compile or load from cache now, so the clock sees only games
     tmpdir = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)) if out is not None else None
     frames = []
@@ -113,6 +114,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
                 advance(n)
         seconds = time.perf_counter() - started
         meta["seconds"] = round(seconds, 3)
+        meta.update(game.finish_run(setup))
         result = RunResult(meta=meta, seconds=seconds)
         if keep_frame:
             result.frame = pl.concat(frames) if len(frames) > 1 else frames[0]

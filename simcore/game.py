@@ -19,6 +19,7 @@ from simcore.variants import Variant, load_variant, parse_variant
 
 GAMES = {
     "bird-weather": "simcore.games.bird_weather_api:BirdWeather",
+    "sky-city": "simcore.games.sky_city_api:SkyCity",
 }
 
 
@@ -126,14 +127,25 @@ class Game:
                 names = names * players
         if len(names) != players:
             raise BalanceError(f"--strategies names {len(names)} seats but the game has {players} players")
+        parameters = getattr(strategies, "PARAMETER", {})
         for n in names:
-            if n not in ids:
+            base, _, argument = n.partition(":")
+            if base not in ids:
                 raise BalanceError(f"unknown strategy '{n}' for {self.name} (choose from: {', '.join(ids)})")
+            if argument and base not in parameters:
+                raise BalanceError(f"strategy '{base}' takes no parameter (got '{n}')")
+            if argument:
+                try:
+                    float(argument)
+                except ValueError:
+                    raise BalanceError(f"strategy '{n}': the {parameters[base][2]} after ':' must be a number") from None
 
         params = np.zeros((self.max_players, strategies.N_PARAMS), dtype=np.float64)
         for seat, n in enumerate(names):
-            if n in strategies.BUILTIN:
-                params[seat] = strategies.default_params(n)
+            base, _, argument = n.partition(":")
+            if base in strategies.BUILTIN:
+                params[seat] = (strategies.default_params(base, argument) if argument
+                                else strategies.default_params(base))
             else:
                 plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
                 values = getattr(plugin.module, "PARAMS", ())
@@ -148,7 +160,7 @@ class Game:
             injected = build_dispatch(self.plugin_decisions, plugins, strategies)
             strategy_copy = module_copy(strategies, suffix, injected)
             kernels = module_copy(kernels, suffix, {"__strategies__": strategy_copy})
-        return Lineup(tuple(names), np.array([ids[n] for n in names], dtype=np.int64), params, kernels,
+        return Lineup(tuple(names), np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64), params, kernels,
                       tuple(p.path for p in plugins))
 
     # --- runs ------------------------------------------------------------------

@@ -1,0 +1,151 @@
+"""The Sky City of ALEA as the driver, CLI and tests see it: setup, chunk runs with trap
+tallies, round logs, replays."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from simcore.errors import BalanceError
+from simcore.game import Event, Game, Lineup
+from simcore.games import sky_city as sc
+
+
+class SkyCity(Game):
+    name = sc.GAME
+    title = sc.TITLE
+    player_counts = sc.PLAYER_COUNTS
+    max_players = sc.MAX_PLAYERS
+    variant_keys = sc.VARIANT_KEYS
+    strategies_module = "strategies.sky_city"
+    kernels_module = "simcore.games.sky_city_run"
+    events = (
+        Event("first_roll_triggers", "Round ended at the first roll", "round"),
+        Event("escapes", "Escape attempts", "round"),
+        Event("escapes_succeeded", "Successful escapes", "round"),
+        Event("zero_bonuses", "0-declarers paid the bonus", "round"),
+        Event("all_zero_rounds", "Everyone declared 0", "round"),
+        Event("capped", "Game hit the round cap", "game"),
+        Event("rolloff", "Tie settled by roll-off", "game"),
+    )
+
+    @property
+    def plugin_decisions(self):
+        return self.strategy_module().PLUGIN_DECISIONS
+
+    @property
+    def assumed(self):
+        return ("17 of the 22 default trap cards are ASSUMED (RULINGS.md); so is using all 22 at every player count",)
+
+    def setup(self, players, variant):
+        self.check_players(players)
+        base = Path(variant.source).parent if variant.source and variant.source.endswith(".toml") else None
+        try:
+            return sc.make_setup(players, variant.settings, base)
+        except BalanceError as exc:
+            raise BalanceError(f"{variant.source}: {exc}" if variant.source else str(exc)) from None
+
+    # --- runs -------------------------------------------------------------------------
+    def start_run(self, setup):
+        n = len(setup.full_deck)
+        width = setup.odds.shape[1]
+        self._judged = np.zeros((n, width), dtype=np.int64)
+        self._fired = np.zeros((n, width), dtype=np.int64)
+        self._rounds = 0
+        self._games = 0
+
+    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+        p = setup.players
+        scores = np.zeros((n, p), dtype=np.int16)
+        winners = np.zeros(n, dtype=np.int64)
+        counters = np.zeros((n, sc.N_COUNTERS), dtype=np.uint16)
+        if not hasattr(self, "_judged"):
+            self.start_run(setup)
+        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
+                                 lineup.params, scores, winners, counters, self._judged, self._fired)
+        self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
+        self._rounds += int(counters[:, sc.C_ROUNDS].sum())
+        self._games += n
+        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
+        for s in range(p):
+            columns[f"score_{s}"] = scores[:, s]
+        for s in range(p):
+            columns[f"share_{s}"] = (winners == s).astype(np.float32)
+        columns["winner"] = winners.astype(np.int8)
+        for c, name in enumerate(sc.COUNTER_NAMES):
+            columns[name] = counters[:, c]
+        return columns
+
+    def finish_run(self, setup) -> dict:
+        """Run-level figures for the metadata: mean rounds (the per-round rates' denominator)
+        and the fresh-dice trap judgements with the exact odds beside them."""
+        names = list(setup.full_deck.names)
+        in_use = set(int(i) for i in setup.trap_ids)
+        odds_full = np.zeros_like(self._judged, dtype=np.float64)
+        for row, trap_id in enumerate(setup.trap_ids):
+            odds_full[trap_id] = setup.odds[row]
+        return {
+            "rounds_per_game": self._rounds / max(self._games, 1),
+            "trap_tallies": {"names": names, "in_use": sorted(in_use), "judged": self._judged.tolist(),
+                             "fired": self._fired.tolist(), "exact": odds_full.tolist()},
+        }
+
+    def metadata(self, setup) -> dict:
+        return {**super().metadata(setup), "trap_deck": setup.full_deck.source or "bundled default",
+                "assumed_traps": [t.name for t in setup.full_deck.traps if t.assumed]}
+
+    # --- logs ----------------------------------------------------------------------------
+    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices, max_rounds: int | None = None) -> list[dict]:
+        indices = np.asarray(indices, dtype=np.int64)
+        k = len(indices)
+        rows = max_rounds or setup.max_rounds
+        logs = np.full((k, rows, sc.LOG_WIDTH), -1, dtype=np.int64)
+        totals = np.zeros((k, sc.MAX_PLAYERS), dtype=np.int64)
+        counters = np.zeros((k, sc.N_COUNTERS), dtype=np.int64)
+        winners = np.zeros(k, dtype=np.int64)
+        judged = np.zeros((len(setup.full_deck), setup.odds.shape[1]), dtype=np.int64)
+        fired = np.zeros_like(judged)
+        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.codes, setup.trap_ids, setup.odds,
+                                        lineup.ids, lineup.params, logs, totals, counters, winners, judged, fired)
+        self.check_status(np.where(winners == -2, -2, -1), lineup, indices, seed)
+        out = []
+        for g in range(k):
+            rounds = []
+            for row in logs[g]:
+                if row[sc.L_ROUND] < 0:
+                    break
+                n_dice = int(row[sc.L_NDICE])
+                rounds.append({
+                    "round": int(row[sc.L_ROUND]), "trap": setup.full_deck.traps[row[sc.L_TRAP]].name,
+                    "trap_index": int(row[sc.L_TRAP]), "final": bool(row[sc.L_FINAL]),
+                    "declared": [int(x) for x in row[sc.L_DECLARED:sc.L_DECLARED + setup.players]],
+                    "dice": [int(x) for x in row[sc.L_DICE:sc.L_DICE + n_dice]],
+                    "points": [int(x) for x in row[sc.L_POINTS:sc.L_POINTS + setup.players]],
+                    "ended_by": sc.ENDED_NAMES[row[sc.L_ENDED]],
+                })
+            scores = [int(x) for x in totals[g, :setup.players]]
+            winner = int(winners[g])
+            out.append({"game": self.name, "players": setup.players, "rounds": rounds, "scores": scores,
+                        "winner": winner, "shares": [1.0 if s == winner else 0.0 for s in range(setup.players)],
+                        "counters": {name: int(counters[g, c]) for c, name in enumerate(sc.COUNTER_NAMES)}})
+        return out
+
+    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
+        log = self.kernel_logs(setup, lineup, seed, [index])[0]
+        log.update(seed=seed, index=index, strategies=list(lineup.names))
+        return log
+
+    def format_log(self, log: dict) -> str:
+        lines = [f"{self.title}, {log['players']} players"
+                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
+                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        running = [0] * log["players"]
+        for r in log["rounds"]:
+            running = [a + b for a, b in zip(running, r["points"])]
+            final = " FINAL (points x2)" if r["final"] else ""
+            lines.append(f"round {r['round'] + 1}{final}: trap '{r['trap']}'  declared {r['declared']}")
+            lines.append(f"  dice in order rolled: {' '.join(map(str, r['dice'])) or '-'}")
+            lines.append(f"  {r['ended_by']}; points {r['points']}; totals {running}")
+        lines.append("Scores: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
+        lines.append(f"Winner: seat {log['winner']}" + (" (roll-off)" if log["counters"]["rolloff"] else ""))
+        return "\n".join(lines)

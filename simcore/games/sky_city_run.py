@@ -1,0 +1,258 @@
+"""The Sky City of ALEA: the round loop that asks the strategies (compiled).
+
+Entry points share ``play_game``: ``run_chunk`` (rows of a run, in parallel, plus the tallies of
+fresh-dice trap judgements) and ``play_many_logged`` (full round logs: replays and the
+differential test).  Chance comes from the DEAL stream in the order documented in
+simcore/reference/sky_city.py; the ``random`` strategy draws from PLAY.
+"""
+import importlib
+
+import numpy as np
+from numba import prange
+
+from simcore.games.sky_city import (
+    ALL_CLEARED, ALL_ZERO, C_ALL_ZERO, C_CAPPED, C_ESCAPED, C_ESCAPES, C_FIRST_ROLL, C_ROLLOFF, C_ROUNDS,
+    C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
+    L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
+    R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH, clear_counts,
+)
+from simcore.jit import kernel
+from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.trap_odds import fires
+
+strategy = globals().get("__strategies__") or importlib.import_module("strategies.sky_city")
+choose_declare = strategy.choose_declare
+
+BLOCK = 256
+FINISHED = -1
+STRATEGY_BROKE_RULES = -2
+
+
+@kernel(globals(), inline="always")
+def shuffle(order, n, streams):
+    for i in range(n):
+        order[i] = i
+    for i in range(n - 1, 0, -1):
+        j = below(streams, DEAL, i + 1)
+        order[i], order[j] = order[j], order[i]
+
+
+@kernel(globals(), inline="always")
+def roll(counts, n, streams, log, log_row):
+    """Roll n dice onto the table, one at a time, noting each in the round's log row."""
+    for _ in range(n):
+        face = 1 + below(streams, DEAL, 6)
+        counts[face] += 1
+        if log_row >= 0:
+            k = log[log_row, L_NDICE]
+            log[log_row, L_DICE + k] = face
+            log[log_row, L_NDICE] = k + 1
+
+
+@kernel(globals())
+def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points, counters,
+               judged, fired_tally, log, log_row):
+    """One round (§ラウンドの流れ): declarations, groups in ascending order, escapes.
+    Returns how it ended, or STRATEGY_BROKE_RULES."""
+    n_players = rules[R_PLAYERS]
+    dice = rules[R_DICE]
+    trap = table[T_TRAP]
+    code = codes[trap]
+    mult = rules[R_MULTIPLIER] if table[T_FINAL] != 0 else 1
+    for s in range(n_players):
+        table[T_DECLARED + s] = -1
+        points[s] = 0
+    for s in range(n_players):  # simultaneous: nobody sees another's declaration
+        declared = choose_declare(strategies[s], params, s, table, rules, odds, streams)
+        if declared < 0 or declared > dice:
+            return STRATEGY_BROKE_RULES
+        points[s] = declared  # parked here until all have declared
+    anyone = False
+    for s in range(n_players):
+        table[T_DECLARED + s] = points[s]
+        points[s] = 0
+        if table[T_DECLARED + s] > 0:
+            anyone = True
+    if not anyone:
+        counters[C_ALL_ZERO] += 1
+        return ALL_ZERO
+
+    clear_counts(counts)
+    on_table = 0
+    first_group = True
+    trap_id = trap_ids[trap]
+    for k in range(1, dice + 1):
+        group = 0
+        for s in range(n_players):
+            if table[T_DECLARED + s] == k:
+                roll(counts, k, streams, log, log_row)
+                group += 1
+        if group == 0:
+            continue
+        on_table += k * group
+        fired = fires(code, counts)
+        if first_group:  # fresh dice: a sample of the exact odds
+            judged[trap_id, on_table] += 1
+            if fired:
+                fired_tally[trap_id, on_table] += 1
+        if not fired:
+            for s in range(n_players):
+                if table[T_DECLARED + s] == k:
+                    points[s] += k * mult
+                    table[T_SCORE + s] += k * mult
+        elif first_group:
+            counters[C_FIRST_ROLL] += 1
+            for s in range(n_players):
+                if table[T_DECLARED + s] == 0:
+                    points[s] += rules[R_ZERO_BONUS] * mult
+                    table[T_SCORE + s] += rules[R_ZERO_BONUS] * mult
+                    counters[C_ZERO_BONUSES] += 1
+            return FIRST_ROLL
+        else:
+            # escapes (回避行動): lowest score first, ties at random; each rerolls every die
+            escaped = 0  # bit s: seat s has had its turn
+            for _ in range(group):
+                lowest = 1 << 62
+                tied = 0
+                for s in range(n_players):
+                    if table[T_DECLARED + s] == k and (escaped >> s) & 1 == 0:
+                        if table[T_SCORE + s] < lowest:
+                            lowest = table[T_SCORE + s]
+                            tied = 1
+                        elif table[T_SCORE + s] == lowest:
+                            tied += 1
+                pick = below(streams, DEAL, tied) if tied > 1 else 0
+                seat = -1
+                for s in range(n_players):
+                    if table[T_DECLARED + s] == k and (escaped >> s) & 1 == 0 and table[T_SCORE + s] == lowest:
+                        if pick == 0:
+                            seat = s
+                            break
+                        pick -= 1
+                escaped |= 1 << seat
+                clear_counts(counts)
+                roll(counts, on_table, streams, log, log_row)
+                counters[C_ESCAPES] += 1
+                again = fires(code, counts)
+                judged[trap_id, on_table] += 1
+                if again:
+                    fired_tally[trap_id, on_table] += 1
+                    return FAILED_ESCAPE
+                counters[C_ESCAPED] += 1
+                points[seat] += k * mult
+                table[T_SCORE + seat] += k * mult
+        first_group = False
+    return ALL_CLEARED
+
+
+@kernel(globals())
+def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts,
+              points, totals, counters, judged, fired_tally, log):
+    """One game of run ``seed``: rounds until the final round is over (or the cap)."""
+    n_players = rules[R_PLAYERS]
+    n_traps = rules[R_TRAPS]
+    seed_streams(streams, seed, index)
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    for s in range(n_players):
+        table[T_SCORE + s] = 0
+    table[T_FINAL] = 0
+    shuffle(order, n_traps, streams)
+    drawn = 0
+    rounds = 0
+    while True:
+        if drawn == n_traps:  # the deck ran out: reshuffle all of it
+            shuffle(order, n_traps, streams)
+            drawn = 0
+        table[T_ROUND] = rounds
+        table[T_TRAP] = order[drawn]
+        drawn += 1
+        log_row = rounds if rounds < log.shape[0] else -1
+        if log_row >= 0:
+            log[log_row, L_NDICE] = 0
+        ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points,
+                           counters, judged, fired_tally, log, log_row)
+        if ended == STRATEGY_BROKE_RULES:
+            return STRATEGY_BROKE_RULES
+        if log_row >= 0:
+            log[log_row, L_ROUND] = rounds
+            log[log_row, L_TRAP] = trap_ids[table[T_TRAP]]
+            log[log_row, L_FINAL] = table[T_FINAL]
+            log[log_row, L_ENDED] = ended
+            for s in range(MAX_PLAYERS):
+                log[log_row, L_DECLARED + s] = table[T_DECLARED + s] if s < n_players else -1
+                log[log_row, L_POINTS + s] = points[s] if s < n_players else -1
+        rounds += 1
+        if table[T_FINAL] != 0:
+            break
+        if rounds >= rules[R_MAX_ROUNDS]:
+            counters[C_CAPPED] = 1
+            break
+        for s in range(n_players):
+            if table[T_SCORE + s] >= rules[R_TARGET]:
+                table[T_FINAL] = 1
+    counters[C_ROUNDS] = rounds
+    best = table[T_SCORE]
+    for s in range(n_players):
+        totals[s] = table[T_SCORE + s]
+        best = max(best, totals[s])
+    tied = 0
+    for s in range(n_players):
+        if totals[s] == best:
+            tied += 1
+    pick = below(streams, DEAL, tied) if tied > 1 else 0  # roll-off: uniform among the tied
+    if tied > 1:
+        counters[C_ROLLOFF] = 1
+    winner = -1
+    for s in range(n_players):
+        if totals[s] == best:
+            if pick == 0:
+                winner = s
+                break
+            pick -= 1
+    return winner
+
+
+@kernel(globals(), parallel=True)
+def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
+              counters_out, judged_out, fired_out):
+    """Games start..start+n_games-1, one row each; judged_out/fired_out[trap, dice] get the
+    fresh-dice judgement tallies summed over the chunk (per-block tallies, merged after)."""
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    block_judged = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    block_fired = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    for b in prange(n_blocks):
+        streams = np.empty(N_STREAMS, dtype=np.uint64)
+        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+        order = np.empty(rules[R_TRAPS], dtype=np.int64)
+        counts = np.zeros(7, dtype=np.int64)
+        points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+            winner = play_game(seed, start + g, rules, codes, trap_ids, odds, strategies, params, streams, table,
+                               order, counts, points, totals, counters, block_judged[b], block_fired[b], log)
+            winner_out[g] = winner
+            for s in range(n_players):
+                scores_out[g, s] = totals[s]
+            for c in range(N_COUNTERS):
+                counters_out[g, c] = counters[c]
+    for b in range(n_blocks):
+        judged_out += block_judged[b]
+        fired_out += block_fired[b]
+
+
+@kernel(globals())
+def play_many_logged(seed, indices, rules, codes, trap_ids, odds, strategies, params, logs, totals, counters,
+                     winners, judged, fired_tally):
+    """Logged games (one row per round, up to logs.shape[1] rounds) for replays and tests."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    order = np.empty(rules[R_TRAPS], dtype=np.int64)
+    counts = np.zeros(7, dtype=np.int64)
+    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for k in range(indices.shape[0]):
+        winners[k] = play_game(seed, indices[k], rules, codes, trap_ids, odds, strategies, params, streams, table,
+                               order, counts, points, totals[k], counters[k], judged, fired_tally, logs[k])
