@@ -164,8 +164,15 @@ class Game:
                       tuple(p.path for p in plugins))
 
     # --- runs ------------------------------------------------------------------
+    def start_run(self, setup) -> None:
+        """Called before the first chunk of a run (games with run-level tallies reset them)."""
+
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
         raise NotImplementedError
+
+    def finish_run(self, setup) -> dict:
+        """Run-level figures added to the metadata after the last chunk."""
+        return {}
 
     def metadata(self, setup) -> dict:
         """Game-specific run metadata (events, tricks per game, deck ...)."""
