@@ -230,7 +230,7 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(case, tmp_path):
 
 def test_bad_input_from_a_separate_process(tmp_path):
     run = balance_process("simulate", "chess", "--games", 10, "--out", tmp_path / "out.parquet")
-    assert_refused(run, "unknown game 'chess' (choose from: bird-weather)")
+    assert_refused(run, "unknown game 'chess' (choose from: bird-weather")
     assert listing(tmp_path) == []
 
 
