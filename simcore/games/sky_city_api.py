@@ -51,6 +51,7 @@ class SkyCity(Game):
         width = setup.odds.shape[1]
         self._judged = np.zeros((n, width), dtype=np.int64)
         self._fired = np.zeros((n, width), dtype=np.int64)
+        self._stats = np.zeros((n, sc.N_TRAP_STATS), dtype=np.int64)
         self._rounds = 0
         self._games = 0
 
@@ -62,7 +63,7 @@ class SkyCity(Game):
         if not hasattr(self, "_judged"):
             self.start_run(setup)
         lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                                 lineup.params, scores, winners, counters, self._judged, self._fired)
+                                 lineup.params, scores, winners, counters, self._judged, self._fired, self._stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
         self._rounds += int(counters[:, sc.C_ROUNDS].sum())
         self._games += n
@@ -87,7 +88,10 @@ class SkyCity(Game):
         return {
             "rounds_per_game": self._rounds / max(self._games, 1),
             "trap_tallies": {"names": names, "in_use": sorted(in_use), "judged": self._judged.tolist(),
-                             "fired": self._fired.tolist(), "exact": odds_full.tolist()},
+                             "fired": self._fired.tolist(), "exact": odds_full.tolist(),
+                             "assumed": [t.assumed for t in setup.full_deck.traps],
+                             "conditions": [t.when for t in setup.full_deck.traps],
+                             "stats": {name: self._stats[:, k].tolist() for k, name in enumerate(sc.TRAP_STAT_NAMES)}},
         }
 
     def metadata(self, setup) -> dict:
@@ -105,8 +109,10 @@ class SkyCity(Game):
         winners = np.zeros(k, dtype=np.int64)
         judged = np.zeros((len(setup.full_deck), setup.odds.shape[1]), dtype=np.int64)
         fired = np.zeros_like(judged)
+        stats = np.zeros((len(setup.full_deck), sc.N_TRAP_STATS), dtype=np.int64)
         lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.codes, setup.trap_ids, setup.odds,
-                                        lineup.ids, lineup.params, logs, totals, counters, winners, judged, fired)
+                                        lineup.ids, lineup.params, logs, totals, counters, winners, judged, fired,
+                                        stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, indices, seed)
         out = []
         for g in range(k):

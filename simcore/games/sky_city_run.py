@@ -12,7 +12,8 @@ from numba import prange
 
 from simcore.games.sky_city import (
     ALL_CLEARED, ALL_ZERO, C_ALL_ZERO, C_CAPPED, C_ESCAPED, C_ESCAPES, C_FIRST_ROLL, C_ROLLOFF, C_ROUNDS,
-    C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
+    C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, N_TRAP_STATS, S_ESCAPED, S_ESCAPES, S_FIRST_ROLL, S_POINTS,
+    S_ROUNDS, S_ZERO_PAID_ROUNDS, S_ZERO_ROUNDS, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
     L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
     R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH, clear_counts,
 )
@@ -147,7 +148,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
 
 @kernel(globals())
 def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts,
-              points, totals, counters, judged, fired_tally, log):
+              points, totals, counters, judged, fired_tally, trap_stats, log):
     """One game of run ``seed``: rounds until the final round is over (or the cap)."""
     n_players = rules[R_PLAYERS]
     n_traps = rules[R_TRAPS]
@@ -170,10 +171,27 @@ def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, str
         log_row = rounds if rounds < log.shape[0] else -1
         if log_row >= 0:
             log[log_row, L_NDICE] = 0
+        escapes, escaped, paid = counters[C_ESCAPES], counters[C_ESCAPED], counters[C_ZERO_BONUSES]
         ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points,
                            counters, judged, fired_tally, log, log_row)
         if ended == STRATEGY_BROKE_RULES:
             return STRATEGY_BROKE_RULES
+        stats = trap_stats[trap_ids[table[T_TRAP]]]
+        stats[S_ROUNDS] += 1
+        for s in range(n_players):
+            stats[S_POINTS] += points[s]
+        if ended == FIRST_ROLL:
+            stats[S_FIRST_ROLL] += 1
+        stats[S_ESCAPES] += counters[C_ESCAPES] - escapes
+        stats[S_ESCAPED] += counters[C_ESCAPED] - escaped
+        zero_declarers = False
+        for s in range(n_players):
+            if table[T_DECLARED + s] == 0:
+                zero_declarers = True
+        if zero_declarers and ended != ALL_ZERO:
+            stats[S_ZERO_ROUNDS] += 1
+            if counters[C_ZERO_BONUSES] > paid:
+                stats[S_ZERO_PAID_ROUNDS] += 1
         if log_row >= 0:
             log[log_row, L_ROUND] = rounds
             log[log_row, L_TRAP] = trap_ids[table[T_TRAP]]
@@ -215,13 +233,14 @@ def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, str
 
 @kernel(globals(), parallel=True)
 def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
-              counters_out, judged_out, fired_out):
+              counters_out, judged_out, fired_out, stats_out):
     """Games start..start+n_games-1, one row each; judged_out/fired_out[trap, dice] get the
     fresh-dice judgement tallies summed over the chunk (per-block tallies, merged after)."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     block_judged = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
     block_fired = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    block_stats = np.zeros((n_blocks, judged_out.shape[0], N_TRAP_STATS), dtype=np.int64)
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
@@ -233,7 +252,8 @@ def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, pa
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             winner = play_game(seed, start + g, rules, codes, trap_ids, odds, strategies, params, streams, table,
-                               order, counts, points, totals, counters, block_judged[b], block_fired[b], log)
+                               order, counts, points, totals, counters, block_judged[b], block_fired[b],
+                               block_stats[b], log)
             winner_out[g] = winner
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -242,11 +262,12 @@ def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, pa
     for b in range(n_blocks):
         judged_out += block_judged[b]
         fired_out += block_fired[b]
+        stats_out += block_stats[b]
 
 
 @kernel(globals())
 def play_many_logged(seed, indices, rules, codes, trap_ids, odds, strategies, params, logs, totals, counters,
-                     winners, judged, fired_tally):
+                     winners, judged, fired_tally, trap_stats):
     """Logged games (one row per round, up to logs.shape[1] rounds) for replays and tests."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
@@ -255,4 +276,5 @@ def play_many_logged(seed, indices, rules, codes, trap_ids, odds, strategies, pa
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for k in range(indices.shape[0]):
         winners[k] = play_game(seed, indices[k], rules, codes, trap_ids, odds, strategies, params, streams, table,
-                               order, counts, points, totals[k], counters[k], judged, fired_tally, logs[k])
+                               order, counts, points, totals[k], counters[k], judged, fired_tally, trap_stats,
+                               logs[k])
