@@ -155,3 +155,27 @@ class SkyCity(Game):
         lines.append("Scores: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
         lines.append(f"Winner: seat {log['winner']}" + (" (roll-off)" if log["counters"]["rolloff"] else ""))
         return "\n".join(lines)
+
+
+def reference_rules(setup):
+    from simcore.reference import sky_city as ref
+
+    return ref.Rules(setup.players, setup.full_deck, setup.dice_per_player, setup.target, setup.zero_bonus,
+                     setup.final_multiplier, setup.max_rounds)
+
+
+def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
+    """The reference engine's game ``index`` in the compiled log's shape: random play from the
+    same streams, or (``decisions_from``) a compiled log's declarations replayed and checked."""
+    from simcore.reference import sky_city as ref
+
+    deciders = None
+    if decisions_from is not None:
+        deciders = ref.ScriptedDecider([r["declared"] for r in decisions_from["rounds"]])
+    record = ref.play_game(reference_rules(setup), seed, index, deciders)
+    rounds = [{"round": r.round, "trap": r.trap, "trap_index": r.trap_index, "final": r.final,
+               "declared": list(r.declared), "dice": [d for roll in r.rolls for d in roll["dice"]],
+               "points": list(r.points), "ended_by": r.ended_by} for r in record.rounds]
+    return {"game": "sky-city", "players": record.players, "rounds": rounds, "scores": list(record.scores),
+            "winner": record.winner, "shares": list(record.shares), "capped": record.capped,
+            "counters": dict(record.counters), "rolloff": record.rolloff}
