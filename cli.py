@@ -226,6 +226,44 @@ def replay(
 
 
 @app.command()
+def traps(
+    players: PlayersOpt = 4,
+    deck: Annotated[Optional[Path], typer.Option("--deck", help="Trap deck TOML (docs/traps.md); default the bundled one.")] = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games simulated for the per-trap figures.")] = 200_000,
+    seed: SeedOpt = 1,
+    strategies: StrategiesOpt = "random",  # random play reaches every situation (escapes, 0-declarers)
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for traps.md, traps.html and the heat map.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+):
+    """The Sky City of ALEA: exact trap odds (trap x dice), a heat map, and per-trap figures from simulation."""
+    import tempfile
+
+    from analysis import traps as trap_report
+    from simcore.driver import run_games
+    from simcore.game import get_game
+
+    game = get_game("sky-city")
+    overrides = {"traps": str(deck)} if deck is not None else None
+    variant = game.variant(None, overrides)
+    setup = game.setup(players, variant)
+    lineup = game.lineup(strategies, players)
+    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
+        result = run_games(game, setup, lineup, variant, seed, games, out=Path(scratch) / "run.parquet",
+                           progress=not quiet and not as_json)
+    rows = trap_report.trap_rows(result.meta)
+    if out is not None:
+        trap_report.write(setup, result.meta, out)
+    if as_json:
+        typer.echo(json.dumps({"players": players, "deck": result.meta.get("trap_deck"), "traps": list(setup.deck.names),
+                               "exact_odds": setup.odds.tolist(), "simulation": rows}, indent=2))
+    else:
+        typer.echo(trap_report.format_text(setup, rows, result.meta))
+        if out is not None:
+            typer.echo(f"\nreport written: {out / 'traps.html'} and {out / 'traps.md'}")
+
+
+@app.command()
 def bench(
     game: Annotated[Optional[str], typer.Argument(help="Game (default: every game).")] = None,
     players: PlayersOpt = 4,

@@ -307,7 +307,7 @@ def _install(staging: Path, out_dir: Path, names: list[str]) -> None:
         os.rename(staging, out_dir)
         return
     stale = _previous_files(out_dir) - set(names)
-    pages = ("report.md", "report.html")
+    pages = tuple(n for n in names if n.endswith((".md", ".html")))
     for name in sorted(names, key=lambda n: n in pages) + [MANIFEST]:
         os.replace(staging / name, out_dir / name)
     for name in stale:
@@ -326,14 +326,26 @@ def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str 
         raise BalanceError(f"{out_dir} exists and is not a directory")
     runs = load_runs(path_or_paths)
     blocks, document = build(runs)
+    return write_blocks(blocks, document, out_dir)
+
+
+def write_blocks(blocks: list, document: dict, out_dir: str | Path, stem: str = "report") -> Path:
+    """Render ``blocks`` to ``<stem>.md`` (+ PNGs) and a self-contained ``<stem>.html``, with
+    ``summary.json``, and install them in ``out_dir`` only once all are built."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BalanceError(f"{out_dir} exists and is not a directory")
     title = next(b.text for b in blocks if isinstance(b, Heading))
     files: dict[str, bytes] = {b.filename: b.png for b in blocks if isinstance(b, Image)}
     files["summary.json"] = (json.dumps(document, indent=2, allow_nan=False) + "\n").encode()
-    files["report.md"] = render_markdown(blocks).encode()
-    files["report.html"] = render_html(blocks, title).encode()
+    files[f"{stem}.md"] = render_markdown(blocks).encode()
+    files[f"{stem}.html"] = render_html(blocks, title).encode()
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".staging", dir=out_dir.parent))
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".staging", dir=out_dir.parent))
+    except OSError as exc:
+        raise BalanceError(f"cannot write to {out_dir.parent}: {exc.strerror}") from None
     try:
         for name, data in files.items():
             (staging / name).write_bytes(data)

@@ -53,7 +53,7 @@ def run_bench(name: str, players: int, games: int, reference_games: int, repeats
     setup = game.setup(players, variant)
     all_threads = numba.config.NUMBA_NUM_THREADS
     random = game.lineup("random", players)
-    strong = game.lineup("heuristic", players)
+    strong = game.lineup(game.strong_strategy, players)
     started = time.perf_counter()
     game.run_chunk(setup, random, 0, 0, 64)  # compile (or load from cache) before timing
     game.run_chunk(setup, strong, 0, 0, 64)
@@ -63,7 +63,7 @@ def run_bench(name: str, players: int, games: int, reference_games: int, repeats
     one = _compiled_rate(game, setup, random, games, 1, repeats)
     say(f"bench {name} {players}p: compiled random, {all_threads} threads ...")
     many = _compiled_rate(game, setup, random, games, all_threads, repeats)
-    say(f"bench {name} {players}p: compiled heuristic, {all_threads} threads ...")
+    say(f"bench {name} {players}p: compiled {game.strong_strategy}, {all_threads} threads ...")
     heuristic = _compiled_rate(game, setup, strong, max(games // 2, 1), all_threads, repeats)
     say(f"bench {name} {players}p: reference engine ...")
     reference = _reference_rate(game, setup, reference_games, repeats)
@@ -72,7 +72,7 @@ def run_bench(name: str, players: int, games: int, reference_games: int, repeats
         "game": name, "players": players, "games": games, "reference_games": reference_games,
         "threads": all_threads, "warmup_seconds": round(warmup, 2),
         "random_1_thread": round(one), "random_all_threads": round(many),
-        "heuristic_all_threads": round(heuristic), "reference": round(reference, 1),
+        "strong_strategy": game.strong_strategy, "heuristic_all_threads": round(heuristic), "reference": round(reference, 1),
         "ratio_1_thread": round(one / reference, 1), "ratio_all_threads": round(many / reference, 1),
         "machine": machine(),
     }
@@ -86,7 +86,8 @@ def format_bench(results: list[dict]) -> str:
             f"{r['game']}, {r['players']} players  ({m['cpu']}, {m['cores']} cores, numba {m['numba']})",
             f"  compiled, random play, 1 thread      {r['random_1_thread']:>12,} games/s",
             f"  compiled, random play, {r['threads']} threads     {r['random_all_threads']:>12,} games/s",
-            f"  compiled, heuristic play, {r['threads']} threads  {r['heuristic_all_threads']:>12,} games/s",
+            f"  compiled, {r.get('strong_strategy', 'heuristic')} play, {r['threads']} threads".ljust(39)
+            + f"{r['heuristic_all_threads']:>12,} games/s",
             f"  reference engine (plain Python)      {r['reference']:>12,.0f} games/s",
             f"  ratio compiled/reference: {r['ratio_1_thread']:,}x on 1 thread, {r['ratio_all_threads']:,}x on {r['threads']}",
             f"  ({r['games']:,} compiled games per timing, best of the repeats; compile/cache load {r['warmup_seconds']} s)",

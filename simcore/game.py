@@ -76,6 +76,7 @@ class Game:
     plugin_decisions: dict  # decision -> argument list of the plug-in functions
     events: tuple[Event, ...] = ()
     default_strategy = "random"
+    strong_strategy = "heuristic"  # what `bench` times as skilled play
 
     # --- variants and setup ------------------------------------------------
     def variant(self, path=None, overrides: dict | None = None) -> Variant:

@@ -18,6 +18,7 @@ class SkyCity(Game):
     max_players = sc.MAX_PLAYERS
     variant_keys = sc.VARIANT_KEYS
     strategies_module = "strategies.sky_city"
+    strong_strategy = "expected-value"
     kernels_module = "simcore.games.sky_city_run"
     events = (
         Event("first_roll_triggers", "Round ended at the first roll", "round"),
@@ -135,6 +136,12 @@ class SkyCity(Game):
                         "winner": winner, "shares": [1.0 if s == winner else 0.0 for s in range(setup.players)],
                         "counters": {name: int(counters[g, c]) for c, name in enumerate(sc.COUNTER_NAMES)}})
         return out
+
+    def reference_game(self, setup, seed: int, index: int):
+        """Game ``index`` played at random by the reference engine (what bench times)."""
+        from simcore.reference import sky_city as ref
+
+        return ref.play_game(reference_rules(setup), seed, index)
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         log = self.kernel_logs(setup, lineup, seed, [index])[0]

@@ -1,0 +1,143 @@
+"""`balance traps`: exact trap odds, a heat map, and per-trap figures from simulation
+(The Sky City of ALEA).  Every simulated rate carries a 95% Wilson interval."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from analysis import stats
+from analysis.report import Alert, Heading, Image, Paragraph, Table, write_blocks
+
+
+def odds_heatmap(names: list[str], odds: np.ndarray, assumed: list[bool], players: int) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(11, 0.32 * len(names) + 1.6), dpi=110)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    image = axes.imshow(odds * 100, aspect="auto", cmap="magma_r", vmin=0, vmax=100)
+    axes.set_yticks(range(len(names)), [n + (" *" if a else "") for n, a in zip(names, assumed)], fontsize=8)
+    axes.set_xticks(range(odds.shape[1]), [str(n) for n in range(odds.shape[1])], fontsize=7)
+    axes.set_xlabel("dice on the table (count)")
+    axes.set_ylabel("trap card (* = assumed)")
+    axes.set_title(f"Exact chance each trap fires, by dice on the table (%) - {players} players")
+    figure.colorbar(image, ax=axes, label="chance the trap fires (%)")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def trap_rows(meta: dict) -> list[dict]:
+    """Per trap in use: exact odds, the simulated per-round figures with intervals, and how many
+    (dice count) cells of simulated trigger rate fall outside their 99.9% interval."""
+    tallies = meta["trap_tallies"]
+    players = meta["players"]
+    judged, fired, exact = (np.array(tallies[k]) for k in ("judged", "fired", "exact"))
+    rows = []
+    for trap in tallies["in_use"]:
+        st = {k: v[trap] for k, v in tallies["stats"].items()}
+        rounds = st["rounds"]
+        cells = outside = 0
+        for n in np.nonzero(judged[trap] >= 30)[0]:
+            low, high = stats.wilson_interval(fired[trap, n], judged[trap, n], 0.999)
+            cells += 1
+            outside += not low <= exact[trap, n] <= high
+
+        def rate(hits, trials):
+            return {"rate": hits / trials if trials else None,
+                    "ci": list(stats.wilson_interval(hits, trials)) if trials else None, "of": int(trials)}
+
+        rows.append({
+            "trap": tallies["names"][trap], "when": tallies["conditions"][trap], "assumed": tallies["assumed"][trap],
+            "rounds": int(rounds),
+            "points_per_player_round": st["points"] / (rounds * players) if rounds else None,
+            "first_roll_end": rate(st["first_roll_endings"], rounds),
+            "escape_success": rate(st["escapes_succeeded"], st["escapes"]),
+            "zero_declarers_collect": rate(st["rounds_zero_declarers_paid"], st["rounds_with_zero_declarers"]),
+            "odds_cells_checked": cells, "odds_cells_outside_999": outside,
+        })
+    return rows
+
+
+def _pct(entry: dict) -> str:
+    if entry["rate"] is None:
+        return "—"
+    low, high = entry["ci"]
+    return f"{100 * entry['rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] of {entry['of']:,}"
+
+
+def odds_table(names, odds, columns) -> tuple[list[str], list[list[str]]]:
+    headers = ["trap"] + [f"{n} dice" for n in columns]
+    rows = [[name] + [f"{100 * odds[i, n]:.1f}" for n in columns] for i, name in enumerate(names)]
+    return headers, rows
+
+
+def build(setup, meta: dict) -> tuple[list, dict]:
+    deck = setup.deck
+    names = list(deck.names)
+    assumed = [t.assumed for t in deck.traps]
+    players = setup.players
+    rows = trap_rows(meta)
+    max_dice = setup.odds.shape[1] - 1
+    columns = [n for n in (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25) if n <= max_dice]
+    blocks = [Heading(1, f"Trap odds: The Sky City of ALEA, {players} players")]
+    if any(assumed):
+        blocks.append(Alert("ASSUMED", [f"{sum(assumed)} of the {len(names)} trap cards are assumed (RULINGS.md); "
+                                        "their names are marked * below."]))
+    blocks += [
+        Paragraph(f"Deck: {meta.get('trap_deck', 'bundled default')}. Exact odds enumerate every face-count "
+                  "pattern of n fair dice with its multinomial weight (docs/traps.md): no sampling."),
+        Heading(2, "Exact chance each trap fires (%), by dice on the table"),
+        Table(*odds_table(names, setup.odds, columns)),
+        Image("trap-odds.png", "Heat map of the exact trap odds", odds_heatmap(names, setup.odds, assumed, players)),
+        Heading(2, f"From simulation ({meta['games']:,} games, strategies: {', '.join(meta['strategies'])}, "
+                   f"seed {meta['seed']})"),
+        Paragraph("Per trap, over the rounds it was revealed in: points scored per player per round; how often "
+                  "the round ended at the first roll; how often an escape succeeded; how often players who "
+                  "declared 0 collected the bonus (rounds with a 0-declarer). Rates with 95% Wilson intervals "
+                  "and their trial counts. The last column checks the simulated trigger rate on fresh dice "
+                  "against the exact odds: (dice counts outside their 99.9% interval) / (dice counts checked)."),
+        Table(["trap", "rounds", "points / player / round", "ends at first roll %", "escapes succeed %",
+               "0-declarers collect %", "sim vs exact"],
+              [[r["trap"] + (" *" if r["assumed"] else ""), f"{r['rounds']:,}",
+                "—" if r["points_per_player_round"] is None else f"{r['points_per_player_round']:.2f}",
+                _pct(r["first_roll_end"]), _pct(r["escape_success"]), _pct(r["zero_declarers_collect"]),
+                f"{r['odds_cells_outside_999']}/{r['odds_cells_checked']}"] for r in rows]),
+    ]
+    document = {"players": players, "games": meta["games"], "seed": meta["seed"], "strategies": meta["strategies"],
+                "deck": meta.get("trap_deck"), "traps": names, "assumed": assumed,
+                "exact_odds": setup.odds.tolist(), "simulation": rows}
+    return blocks, document
+
+
+def format_text(setup, rows: list[dict], meta: dict) -> str:
+    names = list(setup.deck.names)
+    max_dice = setup.odds.shape[1] - 1
+    columns = [n for n in (1, 2, 3, 4, 5, 8, 10, 15, 20, 25) if n <= max_dice]
+    width = max(len(n) for n in names) + 2
+    out = [f"Exact chance each trap fires (%), by dice on the table - {setup.players} players"
+           + ("  (* = assumed card)" if any(t.assumed for t in setup.deck.traps) else "")]
+    out.append("trap".ljust(width) + "".join(f"{n:>6}" for n in columns))
+    for i, (name, trap) in enumerate(zip(names, setup.deck.traps)):
+        out.append((name + (" *" if trap.assumed else "")).ljust(width)
+                   + "".join(f"{100 * setup.odds[i, n]:6.1f}" for n in columns))
+    out.append("")
+    out.append(f"From simulation: {meta['games']:,} games, {', '.join(meta['strategies'])}, seed {meta['seed']}")
+    out.append("trap".ljust(width) + f"{'pts/plr/rnd':>12}{'1st-roll end %':>22}{'escape ok %':>22}{'0 collects %':>22}"
+               + f"{'sim≠exact':>11}")
+    for r in rows:
+        def short(e):
+            return "—" if e["rate"] is None else f"{100 * e['rate']:.1f} [{100 * e['ci'][0]:.1f},{100 * e['ci'][1]:.1f}]"
+        ppr = "—" if r["points_per_player_round"] is None else f"{r['points_per_player_round']:.2f}"
+        out.append(r["trap"].ljust(width) + f"{ppr:>12}{short(r['first_roll_end']):>22}"
+                   + f"{short(r['escape_success']):>22}{short(r['zero_declarers_collect']):>22}"
+                   + f"{r['odds_cells_outside_999']:>5}/{r['odds_cells_checked']:<5}")
+    return "\n".join(out)
+
+
+def write(setup, meta: dict, out_dir) -> None:
+    blocks, document = build(setup, meta)
+    write_blocks(blocks, document, out_dir, stem="traps")

@@ -1,0 +1,60 @@
+"""The Sky City of ALEA from the command line: simulate, replay, traps, bad decks."""
+import json
+import sys
+from io import StringIO
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+import cli
+
+
+def balance(*args):
+    argv, out, err = sys.argv, StringIO(), StringIO()
+    sys.argv = ["balance", *map(str, args)]
+    code = 0
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            cli.main()
+    except SystemExit as exc:
+        code = exc.code or 0
+    finally:
+        sys.argv = argv
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_traps_command_writes_table_heatmap_and_figures(tmp_path):
+    code, out, err = balance("traps", "--players", 3, "--games", 20_000, "-q", "--out", tmp_path / "t", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(data["traps"]) == 22 and len(data["exact_odds"][0]) == 16  # 0..15 dice at 3 players
+    assert data["exact_odds"][data["traps"].index("1, 2 and 3")][3] == pytest.approx(6 / 216)
+    first = data["simulation"][0]
+    assert {"points_per_player_round", "first_roll_end", "escape_success", "zero_declarers_collect"} <= set(first)
+    html = (tmp_path / "t" / "traps.html").read_text()
+    assert html.count("data:image/png;base64,") == 1 and "ASSUMED" in html and "http" not in html.replace("http-equiv", "")
+
+
+def test_traps_with_a_custom_deck_and_a_bad_one(tmp_path):
+    deck = tmp_path / "deck.toml"
+    deck.write_text('[[trap]]\nname = "Sixes"\nwhen = "faces 6 6"\n[[trap]]\nname = "Big"\nwhen = "total >= 15"\n')
+    code, out, err = balance("traps", "--players", 4, "--deck", deck, "--games", 5_000, "-q", "--json")
+    assert code == 0, err
+    assert json.loads(out)["traps"] == ["Sixes", "Big"]
+    deck.write_text('[[trap]]\nname = "Broken"\nwhen = "faces 7"\n')
+    code, out, err = balance("traps", "--players", 4, "--deck", deck, "--games", 5_000, "-q")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Broken" in err and "column" in err
+
+
+def test_simulate_replay_and_strategy_parameters(tmp_path):
+    run = tmp_path / "alea.parquet"
+    code, out, err = balance("simulate", "sky-city", "-p", 5, "-n", 3000, "-q", "--out", run,
+                             "--strategies", "expected-value,cautious:0.1,fixed:4,random,random")
+    assert code == 0, err
+    assert "ASSUMED" in out
+    code, out, err = balance("replay", "sky-city", "--run", run, "--index", 17)
+    assert code == 0, err
+    assert "matches row 17" in out and "round 1" in out
+    for bad in ("fixed:x", "random:3", "bogus"):
+        code, out, err = balance("simulate", "sky-city", "-n", 10, "--strategies", bad)
+        assert code == 2 and len(err.strip().splitlines()) == 1
