@@ -366,7 +366,7 @@ def test_plugin_example_runs_and_its_seat_is_reported(tmp_path):
 
 BENCH_KEYS = {"game", "players", "games", "reference_games", "threads", "warmup_seconds",
               "random_1_thread", "random_all_threads", "heuristic_all_threads", "reference",
-              "ratio_1_thread", "ratio_all_threads", "machine"}
+              "ratio_1_thread", "ratio_all_threads", "machine", "strong_strategy"}
 
 
 def test_bench_json_has_the_documented_keys():
