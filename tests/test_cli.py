@@ -28,7 +28,7 @@ import cli
 from simcore import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("*.json"))
+SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("bird-weather-*.json"))
 PLUGIN = ROOT / "examples" / "plugins" / "low_ones.py"
 LINEUP = "heuristic,random,greedy,random"
 

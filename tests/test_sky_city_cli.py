@@ -58,3 +58,46 @@ def test_simulate_replay_and_strategy_parameters(tmp_path):
     for bad in ("fixed:x", "random:3", "bogus"):
         code, out, err = balance("simulate", "sky-city", "-n", 10, "--strategies", bad)
         assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+from pathlib import Path
+
+SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("sky-city-*.json"))
+
+
+def test_a_scenario_for_every_rule():
+    names = {p.stem for p in SCENARIOS}
+    assert {"sky-city-groups", "sky-city-first-roll", "sky-city-escape-tie", "sky-city-escape-stays",
+            "sky-city-all-zero", "sky-city-final-round", "sky-city-final-3p", "sky-city-round-cap"} <= names
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_play_sky_city_scenario(path):
+    code, out, err = balance("play", path)
+    assert code == 0, err
+    assert "compiled and reference engines agree" in out and "EXPECTATION FAILED" not in out
+    log = json.loads(balance("play", path, "--json")[1])
+    assert log["engines_agree"] and log["expect_failures"] == []
+    assert log["scores"] == json.loads(path.read_text())["expect"]["scores"]
+
+
+def test_bad_sky_city_scenarios(tmp_path):
+    base = json.loads(SCENARIOS[0].read_text())
+    cases = {
+        "too many dice": ({**base, "rounds": [{**base["rounds"][0], "dice": base["rounds"][0].get("dice", []) + [1]}]},
+                          "too many dice"),
+        "unknown trap": ({**base, "rounds": [{**base["rounds"][0], "trap": "Seven sevens"}]}, "Seven sevens"),
+        "declaration 9": ({**base, "rounds": [{**base["rounds"][0], "declare": [9] * base["players"]}]}, "9"),
+        "unknown key": ({**base, "round": []}, "unknown key 'round'"),
+    }
+    for name, (data, fragment) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        code, out, err = balance("play", path)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (name, err)
+    wrong = {**json.loads((SCENARIOS[0].parent / "sky-city-first-roll.json").read_text())}
+    wrong["expect"] = {**wrong["expect"], "scores": [0, 0, 0, 0]}
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps(wrong))
+    code, out, err = balance("play", path)
+    assert code == 1 and "EXPECTATION FAILED: scores" in out

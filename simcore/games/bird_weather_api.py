@@ -264,6 +264,13 @@ class BirdWeather(Game):
         out["deals"][0]["leader"] = leader
         return out
 
+    @staticmethod
+    def expectations(log: dict) -> dict:
+        """What a scenario's "expect" block may check."""
+        return {"scores": log["scores"], "winners": [t["winner"] for t in log["tricks"]],
+                "points": [t["points"] for t in log["tricks"]], "kinds": [t["kind"] for t in log["tricks"]],
+                "counters": log["counters"]}
+
     # --- text -----------------------------------------------------------------------
     def format_log(self, log: dict) -> str:
         lines = []

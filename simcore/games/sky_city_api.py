@@ -115,27 +115,26 @@ class SkyCity(Game):
                                         lineup.ids, lineup.params, logs, totals, counters, winners, judged, fired,
                                         stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, indices, seed)
-        out = []
-        for g in range(k):
-            rounds = []
-            for row in logs[g]:
-                if row[sc.L_ROUND] < 0:
-                    break
-                n_dice = int(row[sc.L_NDICE])
-                rounds.append({
-                    "round": int(row[sc.L_ROUND]), "trap": setup.full_deck.traps[row[sc.L_TRAP]].name,
-                    "trap_index": int(row[sc.L_TRAP]), "final": bool(row[sc.L_FINAL]),
-                    "declared": [int(x) for x in row[sc.L_DECLARED:sc.L_DECLARED + setup.players]],
-                    "dice": [int(x) for x in row[sc.L_DICE:sc.L_DICE + n_dice]],
-                    "points": [int(x) for x in row[sc.L_POINTS:sc.L_POINTS + setup.players]],
-                    "ended_by": sc.ENDED_NAMES[row[sc.L_ENDED]],
-                })
-            scores = [int(x) for x in totals[g, :setup.players]]
-            winner = int(winners[g])
-            out.append({"game": self.name, "players": setup.players, "rounds": rounds, "scores": scores,
-                        "winner": winner, "shares": [1.0 if s == winner else 0.0 for s in range(setup.players)],
-                        "counters": {name: int(counters[g, c]) for c, name in enumerate(sc.COUNTER_NAMES)}})
-        return out
+        return [self._log_dict(setup, logs[g], totals[g], counters[g], int(winners[g])) for g in range(k)]
+
+    def _log_dict(self, setup, log, totals, counters, winner: int) -> dict:
+        rounds = []
+        for row in log:
+            if row[sc.L_ROUND] < 0:
+                break
+            n_dice = int(row[sc.L_NDICE])
+            rounds.append({
+                "round": int(row[sc.L_ROUND]), "trap": setup.full_deck.traps[row[sc.L_TRAP]].name,
+                "trap_index": int(row[sc.L_TRAP]), "final": bool(row[sc.L_FINAL]),
+                "declared": [int(x) for x in row[sc.L_DECLARED:sc.L_DECLARED + setup.players]],
+                "dice": [int(x) for x in row[sc.L_DICE:sc.L_DICE + n_dice]],
+                "points": [int(x) for x in row[sc.L_POINTS:sc.L_POINTS + setup.players]],
+                "ended_by": sc.ENDED_NAMES[row[sc.L_ENDED]],
+            })
+        return {"game": self.name, "players": setup.players, "rounds": rounds,
+                "scores": [int(x) for x in totals[:setup.players]], "winner": winner,
+                "shares": [1.0 if s == winner else 0.0 for s in range(setup.players)],
+                "counters": {name: int(counters[c]) for c, name in enumerate(sc.COUNTER_NAMES)}}
 
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` played at random by the reference engine (what bench times)."""
@@ -148,11 +147,78 @@ class SkyCity(Game):
         log.update(seed=seed, index=index, strategies=list(lineup.names))
         return log
 
+    # --- scenarios --------------------------------------------------------------------------
+    def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
+        """Scripted rounds (docs/scenarios.md, ALEA section) through both engines.  The reference
+        checks the scenario and plays it; the compiled engine replays the same traps,
+        declarations and draws and must reach the same dice, points, endings and scores."""
+        from simcore.reference import sky_city as ref
+        from simcore.scenarios import field
+
+        known = {"game", "players", "variant", "start_scores", "final", "rounds", "expect", "name", "description"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BalanceError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
+        players = field(data, "players", int, where)
+        if not isinstance(data.get("variant", {}), dict):
+            raise BalanceError(f"{where}: 'variant' must be an object of variant settings")
+        setup = self.setup(players, self.variant(overrides=data.get("variant") or {}))
+        rounds = field(data, "rounds", list, where)
+        final = data.get("final", False)
+        if not isinstance(final, bool):
+            raise BalanceError(f"{where}: 'final' must be true or false")
+        try:
+            record = ref.play_scenario(reference_rules(setup), rounds, data.get("start_scores"), final)
+        except BalanceError as exc:
+            raise BalanceError(f"{where}: {exc}") from None
+        p = setup.players
+        usable = {int(t): row for row, t in enumerate(setup.trap_ids)}
+        trap_script = np.array([usable[r.trap_index] for r in record.rounds], dtype=np.int64)
+        declare_script = np.zeros((len(record.rounds), sc.MAX_PLAYERS), dtype=np.int64)
+        draws = []
+        for k, r in enumerate(record.rounds):
+            declare_script[k, :p] = r.declared
+            ties = iter(r.tiebreak)
+            for event in r.rolls:
+                if event.get("kind") == "escape" and len(event.get("tied", ())) >= 2:
+                    draws.append(next(ties))
+                draws += [face - 1 for face in event["dice"]]
+        if record.rolloff:
+            tied = [s for s in range(p) if record.scores[s] == max(record.scores)]
+            draws.append(tied.index(record.winner))
+        start = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
+        start[:p] = data.get("start_scores") or [0] * p
+        log = np.full((len(record.rounds), sc.LOG_WIDTH), -1, dtype=np.int64)
+        totals = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(sc.N_COUNTERS, dtype=np.int64)
+        lineup = self.lineup("random", p)
+        winner = lineup.kernels.play_scenario(setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
+                                              lineup.params, start, int(final), trap_script, declare_script,
+                                              np.array(draws, dtype=np.int64), log, totals, counters)
+        compiled = self._log_dict(setup, log, totals, counters, int(winner))
+        reference = {"rounds": [{"round": r.round, "trap": r.trap, "trap_index": r.trap_index, "final": r.final,
+                                 "declared": list(r.declared), "dice": [d for e in r.rolls for d in e["dice"]],
+                                 "points": list(r.points), "ended_by": r.ended_by} for r in record.rounds],
+                     "scores": list(record.scores), "winner": -1 if record.winner is None else record.winner}
+        if compiled["rounds"] != reference["rounds"] or compiled["scores"] != reference["scores"] \
+                or compiled["winner"] != reference["winner"]:
+            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
+                               "(a bug: please report it with this file)")
+        compiled.update(engines_agree=True, finished=record.finished, start_scores=[int(x) for x in start[:p]])
+        return compiled
+
+    @staticmethod
+    def expectations(log: dict) -> dict:
+        """What a scenario's "expect" block may check."""
+        return {"scores": log["scores"], "winner": log["winner"], "points": [r["points"] for r in log["rounds"]],
+                "ended_by": [r["ended_by"] for r in log["rounds"]], "final": [r["final"] for r in log["rounds"]],
+                "counters": log["counters"]}
+
     def format_log(self, log: dict) -> str:
         lines = [f"{self.title}, {log['players']} players"
                  + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
                  + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
-        running = [0] * log["players"]
+        running = list(log.get("start_scores") or [0] * log["players"])
         for r in log["rounds"]:
             running = [a + b for a, b in zip(running, r["points"])]
             final = " FINAL (points x2)" if r["final"] else ""
@@ -160,7 +226,10 @@ class SkyCity(Game):
             lines.append(f"  dice in order rolled: {' '.join(map(str, r['dice'])) or '-'}")
             lines.append(f"  {r['ended_by']}; points {r['points']}; totals {running}")
         lines.append("Scores: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
-        lines.append(f"Winner: seat {log['winner']}" + (" (roll-off)" if log["counters"]["rolloff"] else ""))
+        if log["winner"] >= 0:
+            lines.append(f"Winner: seat {log['winner']}" + (" (roll-off)" if log["counters"]["rolloff"] else ""))
+        else:
+            lines.append("(the scripted rounds end before the game does)")
         return "\n".join(lines)
 
 

@@ -30,6 +30,15 @@ STRATEGY_BROKE_RULES = -2
 
 
 @kernel(globals(), inline="always")
+def chance(streams, script, cursor, n):
+    """A DEAL draw in [0, n), or the next scripted draw (scenarios replay given dice and choices)."""
+    if cursor[0] < script.shape[0]:
+        cursor[0] += 1
+        return script[cursor[0] - 1]
+    return below(streams, DEAL, n)
+
+
+@kernel(globals(), inline="always")
 def shuffle(order, n, streams):
     for i in range(n):
         order[i] = i
@@ -39,10 +48,10 @@ def shuffle(order, n, streams):
 
 
 @kernel(globals(), inline="always")
-def roll(counts, n, streams, log, log_row):
+def roll(counts, n, streams, script, cursor, log, log_row):
     """Roll n dice onto the table, one at a time, noting each in the round's log row."""
     for _ in range(n):
-        face = 1 + below(streams, DEAL, 6)
+        face = 1 + chance(streams, script, cursor, 6)
         counts[face] += 1
         if log_row >= 0:
             k = log[log_row, L_NDICE]
@@ -52,7 +61,7 @@ def roll(counts, n, streams, log, log_row):
 
 @kernel(globals())
 def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points, counters,
-               judged, fired_tally, log, log_row):
+               judged, fired_tally, log, log_row, declare_script, script, cursor):
     """One round (§ラウンドの流れ): declarations, groups in ascending order, escapes.
     Returns how it ended, or STRATEGY_BROKE_RULES."""
     n_players = rules[R_PLAYERS]
@@ -63,8 +72,12 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
     for s in range(n_players):
         table[T_DECLARED + s] = -1
         points[s] = 0
+    scripted = table[T_ROUND] < declare_script.shape[0]
     for s in range(n_players):  # simultaneous: nobody sees another's declaration
-        declared = choose_declare(strategies[s], params, s, table, rules, odds, streams)
+        if scripted:
+            declared = declare_script[table[T_ROUND], s]
+        else:
+            declared = choose_declare(strategies[s], params, s, table, rules, odds, streams)
         if declared < 0 or declared > dice:
             return STRATEGY_BROKE_RULES
         points[s] = declared  # parked here until all have declared
@@ -86,7 +99,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
         group = 0
         for s in range(n_players):
             if table[T_DECLARED + s] == k:
-                roll(counts, k, streams, log, log_row)
+                roll(counts, k, streams, script, cursor, log, log_row)
                 group += 1
         if group == 0:
             continue
@@ -122,7 +135,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                             tied = 1
                         elif table[T_SCORE + s] == lowest:
                             tied += 1
-                pick = below(streams, DEAL, tied) if tied > 1 else 0
+                pick = chance(streams, script, cursor, tied) if tied > 1 else 0
                 seat = -1
                 for s in range(n_players):
                     if table[T_DECLARED + s] == k and (escaped >> s) & 1 == 0 and table[T_SCORE + s] == lowest:
@@ -132,7 +145,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                         pick -= 1
                 escaped |= 1 << seat
                 clear_counts(counts)
-                roll(counts, on_table, streams, log, log_row)
+                roll(counts, on_table, streams, script, cursor, log, log_row)
                 counters[C_ESCAPES] += 1
                 again = fires(code, counts)
                 judged[trap_id, on_table] += 1
@@ -150,30 +163,50 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
 def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts,
               points, totals, counters, judged, fired_tally, trap_stats, log):
     """One game of run ``seed``: rounds until the final round is over (or the cap)."""
-    n_players = rules[R_PLAYERS]
-    n_traps = rules[R_TRAPS]
     seed_streams(streams, seed, index)
-    for c in range(N_COUNTERS):
-        counters[c] = 0
-    for s in range(n_players):
+    for s in range(rules[R_PLAYERS]):
         table[T_SCORE + s] = 0
     table[T_FINAL] = 0
-    shuffle(order, n_traps, streams)
+    no_declarations = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
+    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points,
+                       totals, counters, judged, fired_tally, trap_stats, log, no_script, no_declarations,
+                       no_script, cursor, rules[R_MAX_ROUNDS])
+
+
+@kernel(globals())
+def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points, totals,
+                counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script, cursor,
+                round_limit):
+    """Rounds from the position in ``table`` until the game ends or ``round_limit`` rounds were
+    played; returns the winner (-1 if unfinished) or STRATEGY_BROKE_RULES.  Scenarios give the
+    traps, declarations and draws; a run's games give none (deck shuffled from DEAL)."""
+    n_players = rules[R_PLAYERS]
+    n_traps = rules[R_TRAPS]
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    if trap_script.shape[0] == 0:
+        shuffle(order, n_traps, streams)
     drawn = 0
     rounds = 0
-    while True:
-        if drawn == n_traps:  # the deck ran out: reshuffle all of it
-            shuffle(order, n_traps, streams)
-            drawn = 0
+    finished = False
+    while rounds < round_limit:
         table[T_ROUND] = rounds
-        table[T_TRAP] = order[drawn]
-        drawn += 1
+        if rounds < trap_script.shape[0]:
+            table[T_TRAP] = trap_script[rounds]
+        else:
+            if drawn == n_traps:  # the deck ran out: reshuffle all of it
+                shuffle(order, n_traps, streams)
+                drawn = 0
+            table[T_TRAP] = order[drawn]
+            drawn += 1
         log_row = rounds if rounds < log.shape[0] else -1
         if log_row >= 0:
             log[log_row, L_NDICE] = 0
         escapes, escaped, paid = counters[C_ESCAPES], counters[C_ESCAPED], counters[C_ZERO_BONUSES]
         ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points,
-                           counters, judged, fired_tally, log, log_row)
+                           counters, judged, fired_tally, log, log_row, declare_script, script, cursor)
         if ended == STRATEGY_BROKE_RULES:
             return STRATEGY_BROKE_RULES
         stats = trap_stats[trap_ids[table[T_TRAP]]]
@@ -202,23 +235,28 @@ def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, str
                 log[log_row, L_POINTS + s] = points[s] if s < n_players else -1
         rounds += 1
         if table[T_FINAL] != 0:
+            finished = True
             break
         if rounds >= rules[R_MAX_ROUNDS]:
             counters[C_CAPPED] = 1
+            finished = True
             break
         for s in range(n_players):
             if table[T_SCORE + s] >= rules[R_TARGET]:
                 table[T_FINAL] = 1
     counters[C_ROUNDS] = rounds
-    best = table[T_SCORE]
     for s in range(n_players):
         totals[s] = table[T_SCORE + s]
+    if not finished:
+        return -1
+    best = table[T_SCORE]
+    for s in range(n_players):
         best = max(best, totals[s])
     tied = 0
     for s in range(n_players):
         if totals[s] == best:
             tied += 1
-    pick = below(streams, DEAL, tied) if tied > 1 else 0  # roll-off: uniform among the tied
+    pick = chance(streams, script, cursor, tied) if tied > 1 else 0  # roll-off: uniform among the tied
     if tied > 1:
         counters[C_ROLLOFF] = 1
     winner = -1
@@ -278,3 +316,29 @@ def play_many_logged(seed, indices, rules, codes, trap_ids, odds, strategies, pa
         winners[k] = play_game(seed, indices[k], rules, codes, trap_ids, odds, strategies, params, streams, table,
                                order, counts, points, totals[k], counters[k], judged, fired_tally, trap_stats,
                                logs[k])
+
+
+@kernel(globals())
+def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores, start_final, trap_script,
+                  declare_script, script, log, totals, counters):
+    """Scripted rounds from a given position (``balance play``): traps, declarations and every
+    draw (dice faces - 1, escape tie-breaks, roll-off) come from the scripts."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seed_streams(streams, 0, 0)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    for s in range(rules[R_PLAYERS]):
+        table[T_SCORE + s] = start_scores[s]
+    table[T_FINAL] = start_final
+    order = np.empty(rules[R_TRAPS], dtype=np.int64)
+    counts = np.zeros(7, dtype=np.int64)
+    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    n_full = 0  # tallies are indexed by full-deck position
+    for t in trap_ids:
+        n_full = max(n_full, t + 1)
+    judged = np.zeros((n_full, odds.shape[1]), dtype=np.int64)
+    fired_tally = np.zeros_like(judged)
+    trap_stats = np.zeros((judged.shape[0], N_TRAP_STATS), dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
+    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points,
+                       totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script,
+                       cursor, trap_script.shape[0])
