@@ -205,8 +205,12 @@ def build(runs: list[Run]) -> tuple[list, dict]:
         charts = charting.all_charts(summary, score_counts(run.frame, summary["players"]))
         if several:
             blocks.append(Heading(2, label))
-        blocks += _run_blocks(summary, run.sources, charts, f"run{number}-" if several else "",
-                              3 if several else 2)
+        prefix, level = (f"run{number}-", 3) if several else ("", 2)
+        blocks += _run_blocks(summary, run.sources, charts, prefix, level)
+        if "trap_tallies" in run.meta:  # The Sky City of ALEA: the trap section
+            from analysis.traps import report_blocks
+
+            blocks += report_blocks(run.meta, run.frame, prefix, level)
     document = {"runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
     if several:
         rows = compare(summaries, labels)

@@ -141,3 +141,37 @@ def format_text(setup, rows: list[dict], meta: dict) -> str:
 def write(setup, meta: dict, out_dir) -> None:
     blocks, document = build(setup, meta)
     write_blocks(blocks, document, out_dir, stem="traps")
+
+
+def report_blocks(meta: dict, frame, prefix: str, level: int) -> list:
+    """The trap section of a game report (runs whose metadata carries trap tallies): rounds per
+    game, the per-trap figures from this run, and the exact-odds heat map of the traps in use."""
+    import polars as pl
+
+    row = frame.select(pl.col("rounds").cast(pl.Float64).mean().alias("mean"),
+                       pl.col("rounds").cast(pl.Float64).std().alias("sd"),
+                       pl.len().alias("n")).collect(engine="streaming").row(0, named=True)
+    low, high = stats.mean_interval(row["mean"], row["sd"] or 0.0, row["n"])
+    tallies = meta["trap_tallies"]
+    in_use = tallies["in_use"]
+    names = [tallies["names"][i] for i in in_use]
+    odds = np.array(tallies["exact"])[in_use]
+    assumed = [tallies["assumed"][i] for i in in_use]
+    rows = trap_rows(meta)
+    return [
+        Heading(level, "Rounds and traps"),
+        Paragraph(f"Rounds per game: {row['mean']:.2f} [{low:.2f}, {high:.2f}] (mean, 95% interval, "
+                  f"{row['n']:,} games). Per trap, over the rounds it was revealed in: points per player per "
+                  "round; rounds ended at the first roll; escapes that succeeded; rounds where players who "
+                  "declared 0 collected the bonus (95% Wilson intervals, trial counts after 'of'). "
+                  "'sim vs exact': dice counts whose simulated trigger rate on fresh dice falls outside the "
+                  "99.9% interval around the exact odds / dice counts checked. * = assumed card."),
+        Table(["trap", "rounds", "points / player / round", "ends at first roll %", "escapes succeed %",
+               "0-declarers collect %", "sim vs exact"],
+              [[r["trap"] + (" *" if r["assumed"] else ""), f"{r['rounds']:,}",
+                "—" if r["points_per_player_round"] is None else f"{r['points_per_player_round']:.2f}",
+                _pct(r["first_roll_end"]), _pct(r["escape_success"]), _pct(r["zero_declarers_collect"]),
+                f"{r['odds_cells_outside_999']}/{r['odds_cells_checked']}"] for r in rows]),
+        Image(f"{prefix}trap-odds.png", "Exact trap odds by dice on the table",
+              odds_heatmap(names, odds, assumed, meta["players"])),
+    ]

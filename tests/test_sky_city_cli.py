@@ -101,3 +101,13 @@ def test_bad_sky_city_scenarios(tmp_path):
     path.write_text(json.dumps(wrong))
     code, out, err = balance("play", path)
     assert code == 1 and "EXPECTATION FAILED: scores" in out
+
+
+def test_game_report_has_the_trap_section(tmp_path):
+    run = tmp_path / "alea.parquet"
+    assert balance("simulate", "sky-city", "-n", 5000, "-q", "--out", run)[0] == 0
+    code, out, err = balance("report", run, "--out", tmp_path / "r")
+    assert code == 0, err
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "Rounds and traps" in html and "Rounds per game" in html and html.count("data:image/png;base64,") == 4
+    assert "ASSUMED" in html and "Two pairs" in html
