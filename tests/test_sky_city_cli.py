@@ -111,3 +111,21 @@ def test_game_report_has_the_trap_section(tmp_path):
     html = (tmp_path / "r" / "report.html").read_text()
     assert "Rounds and traps" in html and "Rounds per game" in html and html.count("data:image/png;base64,") == 4
     assert "ASSUMED" in html and "Two pairs" in html
+
+
+def test_variant_files(tmp_path):
+    (tmp_path / "mine.toml").write_text('[[trap]]\nname = "Any six"\nwhen = "faces 6"\n')
+    variant = tmp_path / "v.toml"
+    variant.write_text('game = "sky-city"\nname = "six only"\ntraps = "mine.toml"\ndice_per_player = 3\n'
+                       'target_4 = 6\nzero_bonus = 1\nfinal_multiplier = 3\n')
+    code, out, err = balance("simulate", "sky-city", "-n", 2000, "-q", "--variant", variant, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["variant"]["name"] == "six only" and summary["variant"]["settings"]["dice_per_player"] == 3
+    for text, fragment in [('game = "sky-city"\ndice_per_player = 7\n', "dice_per_player"),
+                           ('game = "sky-city"\ntraps = "missing.toml"\n', "missing.toml"),
+                           ('game = "sky-city"\nfinal_multiplier = 0\n', "final_multiplier"),
+                           ('game = "bird-weather"\n', "not 'sky-city'")]:
+        variant.write_text(text)
+        code, out, err = balance("simulate", "sky-city", "-n", 10, "-q", "--variant", variant)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
