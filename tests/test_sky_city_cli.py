@@ -129,3 +129,12 @@ def test_variant_files(tmp_path):
         variant.write_text(text)
         code, out, err = balance("simulate", "sky-city", "-n", 10, "-q", "--variant", variant)
         assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
+
+
+def test_alea_plugin_example_runs():
+    plugin = Path(__file__).resolve().parent.parent / "examples" / "plugins" / "alea_two_or_nothing.py"
+    code, out, err = balance("simulate", "sky-city", "-n", 3000, "-q", "--json", "--plugin", plugin,
+                             "--strategies", "two-or-nothing,random,random,random")
+    assert code == 0, err
+    seats = json.loads(out)["seats"]
+    assert seats[0]["strategy"] == "two-or-nothing" and seats[0]["win_share"] < 0.1
