@@ -69,6 +69,15 @@ def _pct(entry: dict) -> str:
     return f"{100 * entry['rate']:.1f} [{100 * low:.1f}, {100 * high:.1f}] of {entry['of']:,}"
 
 
+def per_trap_table(rows: list[dict]) -> Table:
+    return Table(["trap", "rounds", "points / player / round", "ends at first roll %", "escapes succeed %",
+                  "0-declarers collect %", "sim vs exact"],
+                 [[r["trap"] + (" *" if r["assumed"] else ""), f"{r['rounds']:,}",
+                   "—" if r["points_per_player_round"] is None else f"{r['points_per_player_round']:.2f}",
+                   _pct(r["first_roll_end"]), _pct(r["escape_success"]), _pct(r["zero_declarers_collect"]),
+                   f"{r['odds_cells_outside_999']}/{r['odds_cells_checked']}"] for r in rows])
+
+
 def odds_table(names, odds, columns) -> tuple[list[str], list[list[str]]]:
     headers = ["trap"] + [f"{n} dice" for n in columns]
     rows = [[name] + [f"{100 * odds[i, n]:.1f}" for n in columns] for i, name in enumerate(names)]
@@ -100,12 +109,7 @@ def build(setup, meta: dict) -> tuple[list, dict]:
                   "declared 0 collected the bonus (rounds with a 0-declarer). Rates with 95% Wilson intervals "
                   "and their trial counts. The last column checks the simulated trigger rate on fresh dice "
                   "against the exact odds: (dice counts outside their 99.9% interval) / (dice counts checked)."),
-        Table(["trap", "rounds", "points / player / round", "ends at first roll %", "escapes succeed %",
-               "0-declarers collect %", "sim vs exact"],
-              [[r["trap"] + (" *" if r["assumed"] else ""), f"{r['rounds']:,}",
-                "—" if r["points_per_player_round"] is None else f"{r['points_per_player_round']:.2f}",
-                _pct(r["first_roll_end"]), _pct(r["escape_success"]), _pct(r["zero_declarers_collect"]),
-                f"{r['odds_cells_outside_999']}/{r['odds_cells_checked']}"] for r in rows]),
+        per_trap_table(rows),
     ]
     document = {"players": players, "games": meta["games"], "seed": meta["seed"], "strategies": meta["strategies"],
                 "deck": meta.get("trap_deck"), "traps": names, "assumed": assumed,
@@ -166,12 +170,7 @@ def report_blocks(meta: dict, frame, prefix: str, level: int) -> list:
                   "declared 0 collected the bonus (95% Wilson intervals, trial counts after 'of'). "
                   "'sim vs exact': dice counts whose simulated trigger rate on fresh dice falls outside the "
                   "99.9% interval around the exact odds / dice counts checked. * = assumed card."),
-        Table(["trap", "rounds", "points / player / round", "ends at first roll %", "escapes succeed %",
-               "0-declarers collect %", "sim vs exact"],
-              [[r["trap"] + (" *" if r["assumed"] else ""), f"{r['rounds']:,}",
-                "—" if r["points_per_player_round"] is None else f"{r['points_per_player_round']:.2f}",
-                _pct(r["first_roll_end"]), _pct(r["escape_success"]), _pct(r["zero_declarers_collect"]),
-                f"{r['odds_cells_outside_999']}/{r['odds_cells_checked']}"] for r in rows]),
+        per_trap_table(rows),
         Image(f"{prefix}trap-odds.png", "Exact trap odds by dice on the table",
               odds_heatmap(names, odds, assumed, meta["players"])),
     ]

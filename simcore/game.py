@@ -73,7 +73,6 @@ class Game:
     assumed: tuple[str, ...] = ()  # notes printed wherever assumed game data is used
     strategies_module: str  # e.g. "strategies.bird_weather"
     kernels_module: str  # e.g. "simcore.games.bird_weather_run"
-    plugin_decisions: dict  # decision -> argument list of the plug-in functions
     events: tuple[Event, ...] = ()
     default_strategy = "random"
     strong_strategy = "heuristic"  # what `bench` times as skilled play
@@ -99,6 +98,11 @@ class Game:
     # --- strategies ----------------------------------------------------------
     def strategy_module(self) -> ModuleType:
         return importlib.import_module(self.strategies_module)
+
+    @property
+    def plugin_decisions(self) -> dict:
+        """Decision -> argument list of a plug-in's functions (from the strategy module)."""
+        return self.strategy_module().PLUGIN_DECISIONS
 
     def builtin_strategies(self) -> dict[str, int]:
         return dict(self.strategy_module().BUILTIN)

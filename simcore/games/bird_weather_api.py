@@ -46,10 +46,6 @@ class BirdWeather(Game):
         Event("zero_scored_tricks", "0-point trick still scoring 0"),
     )
 
-    @property
-    def plugin_decisions(self):
-        return self.strategy_module().PLUGIN_DECISIONS
-
     def setup(self, players, variant):
         self.check_players(players)
         try:

@@ -31,10 +31,6 @@ class SkyCity(Game):
     )
 
     @property
-    def plugin_decisions(self):
-        return self.strategy_module().PLUGIN_DECISIONS
-
-    @property
     def assumed(self):
         return ("17 of the 22 default trap cards are ASSUMED (RULINGS.md); so is using all 22 at every player count",)
 
