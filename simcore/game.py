@@ -93,6 +93,14 @@ class Game:
             raise BalanceError(f"{self.title} is played by {counts} players, not {players}")
 
     def setup(self, players: int, variant: Variant):
+        """The rules in force as kernel arrays; a problem with the variant names its file."""
+        self.check_players(players)
+        try:
+            return self.build_setup(players, variant)
+        except BalanceError as exc:
+            raise BalanceError(f"{variant.source}: {exc}" if variant.source else str(exc)) from None
+
+    def build_setup(self, players: int, variant: Variant):
         raise NotImplementedError
 
     # --- strategies ----------------------------------------------------------

@@ -37,7 +37,6 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -510,22 +509,12 @@ def deck_from_dict(data: dict, where: str, max_dice: int = MAX_TABLE_DICE) -> De
 def load_deck(path: str | Path | None = None, max_dice: int = MAX_TABLE_DICE) -> Deck:
     """Read a trap deck TOML file (None: the bundled default deck of 22, docs/traps.md).
     Anything wrong is a one-line ``BalanceError``; ``max_dice`` bounds the never/always check."""
+    from simcore.variants import read_toml
+
     if path is None:
-        source = resources.files("simcore.games").joinpath(DEFAULT_DECK)
-        text, where = source.read_text(encoding="utf-8"), DEFAULT_DECK
-    else:
-        where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise BalanceError(f"trap deck not found: {path}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BalanceError(f"cannot read trap deck {path}: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BalanceError(f"{where}: not valid TOML: {exc}") from None
-    return deck_from_dict(data, where, max_dice)
+        bundled = resources.files("simcore.games").joinpath(DEFAULT_DECK).read_text(encoding="utf-8")
+        return deck_from_dict(read_toml(DEFAULT_DECK, "trap deck", bundled), DEFAULT_DECK, max_dice)
+    return deck_from_dict(read_toml(path, "trap deck"), str(path), max_dice)
 
 
 def __getattr__(name: str):

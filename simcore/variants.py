@@ -75,21 +75,27 @@ def parse_variant(game: str, data: dict, keys: dict, where: str) -> Variant:
     return Variant(game=game, name=name, description=data.get("description", ""), settings=settings, source=where)
 
 
+def read_toml(path: str | Path, what: str, text: str | None = None) -> dict:
+    """A TOML file (or its already-read ``text``) as a dict; any problem is one line naming it."""
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise BalanceError(f"{what} not found: {path}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BalanceError(f"cannot read {what} {path}: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BalanceError(f"{path}: not valid TOML: {exc}") from None
+
+
 def load_variant(game: str, path: str | Path | None, keys: dict) -> Variant:
     """Read a variant file for ``game`` (None: the default rules)."""
     if path is None:
         return Variant(game=game)
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BalanceError(f"variant file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BalanceError(f"cannot read variant file {path}: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BalanceError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "variant file")
     if "game" not in data:
         raise BalanceError(f"{path}: a variant file must say which game it is for, e.g. game = \"{game}\"")
     return parse_variant(game, data, keys, str(path))

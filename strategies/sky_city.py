@@ -11,7 +11,6 @@ Built-ins (``odds[t, n]`` is the exact chance that trap t fires on n fresh dice)
                     model of the others (each declares uniformly at random); in the final round,
                     when behind, it declares enough to overtake the leader if that is possible
 """
-import numpy as np
 
 from simcore.games.sky_city import R_DICE, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL, T_SCORE, T_TRAP
 from simcore.jit import kernel

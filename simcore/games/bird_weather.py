@@ -30,7 +30,7 @@ public state a strategy may read (T_* slots), one int64 per field:
 """
 import numpy as np
 
-from simcore.bits import bit, popcount
+from simcore.bits import bit
 from simcore.jit import kernel
 
 MAX_PLAYERS = 5

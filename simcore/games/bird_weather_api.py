@@ -46,12 +46,8 @@ class BirdWeather(Game):
         Event("zero_scored_tricks", "0-point trick still scoring 0"),
     )
 
-    def setup(self, players, variant):
-        self.check_players(players)
-        try:
-            return bw.make_setup(players, variant.settings)
-        except BalanceError as exc:
-            raise BalanceError(f"{variant.source}: {exc}" if variant.source else str(exc)) from None
+    def build_setup(self, players, variant):
+        return bw.make_setup(players, variant.settings)
 
     def reference_rules(self, setup) -> ref.Rules:
         return ref.Rules(setup.players, setup.cards, setup.hand_size, setup.deals, setup.reversal,

@@ -34,13 +34,10 @@ class SkyCity(Game):
     def assumed(self):
         return ("17 of the 22 default trap cards are ASSUMED (RULINGS.md); so is using all 22 at every player count",)
 
-    def setup(self, players, variant):
-        self.check_players(players)
+    def build_setup(self, players, variant):
+        # a trap deck named in a variant file is found beside that file
         base = Path(variant.source).parent if variant.source and variant.source.endswith(".toml") else None
-        try:
-            return sc.make_setup(players, variant.settings, base)
-        except BalanceError as exc:
-            raise BalanceError(f"{variant.source}: {exc}" if variant.source else str(exc)) from None
+        return sc.make_setup(players, variant.settings, base)
 
     # --- runs -------------------------------------------------------------------------
     def start_run(self, setup):
