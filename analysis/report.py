@@ -128,6 +128,11 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
         ]
         if "event-rates" in charts:
             blocks.append(Image(f"{prefix}event-rates.png", names["event-rates"], charts["event-rates"]))
+    for figure in summary.get("figures", []):
+        blocks.append(Heading(level, figure["title"]))
+        if figure.get("note"):
+            blocks.append(Paragraph(figure["note"]))
+        blocks.append(Table(figure["headers"], figure["rows"]))
     return blocks
 
 

@@ -52,12 +52,16 @@ def _check_meta(meta, where: str) -> dict:
         clean_events.append({"column": event["column"],
                              "label": str(event.get("label") or event["column"]),
                              "per": str(event.get("per") or "game")})
+    unit_columns = meta.get("unit_columns", {})
+    if not isinstance(unit_columns, dict) or not all(isinstance(v, str) for v in unit_columns.values()):
+        raise BalanceError(f"{where}: 'unit_columns' in the metadata must map units to column names")
     assumed = meta.get("assumed") or []
     if isinstance(assumed, str):
         assumed = [assumed]
     return {**meta,
             "title": meta.get("title") or game,
             "events": clean_events,
+            "unit_columns": dict(unit_columns),
             "assumed": [str(note) for note in assumed],
             "strategies": strategies(meta)}
 
@@ -67,7 +71,8 @@ def expected_columns(meta: dict) -> list[str]:
     players = meta["players"]
     return (["game"] + [f"score_{seat}" for seat in range(players)]
             + [f"share_{seat}" for seat in range(players)]
-            + [event["column"] for event in meta["events"]])
+            + [event["column"] for event in meta["events"]]
+            + [column for column in meta.get("unit_columns", {}).values()])
 
 
 def load(path: str | Path) -> tuple[pl.LazyFrame, dict]:
@@ -188,14 +193,18 @@ def variant_info(meta: dict) -> dict:
             "settings": settings}
 
 
-def units_per_game(meta: dict, per: str) -> float | None:
-    """How many ``per`` units (trick, round, turn...) a game has, from ``<per>s_per_game``.
+def units_per_game(meta: dict, per: str, row: dict | None = None) -> float | None:
+    """How many ``per`` units (trick, round, turn...) a game has: the mean of the per-game
+    column the metadata names in ``unit_columns`` (games whose length varies), else the
+    constant ``<per>s_per_game``.
 
-    ``per == "game"`` is 1.  None when the metadata does not say, and the per-unit rate is then
-    not reported.
+    ``per == "game"`` is 1.  None when neither says, and the per-unit rate is then not reported.
     """
     if per == "game":
         return 1.0
+    if row is not None and f"units:{per}" in row:
+        value = row[f"units:{per}"]
+        return float(value) / row["games"] if value and row["games"] else None
     for key in (f"{per}s_per_game", f"{per}_per_game"):
         value = meta.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
@@ -250,6 +259,8 @@ def _aggregates(meta: dict) -> list[pl.Expr]:
             score.min().alias(f"score_min:{seat}"),
             score.max().alias(f"score_max:{seat}"),
         ]
+    for per, column in meta.get("unit_columns", {}).items():
+        exprs.append(pl.col(column).cast(pl.Int64).sum().alias(f"units:{per}"))
     for event in meta["events"]:
         column = event["column"]
         count = pl.col(column).cast(pl.Int64)
@@ -265,7 +276,7 @@ def _aggregates(meta: dict) -> list[pl.Expr]:
 def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
     """Reduce a run to a JSON-ready dict (one collect).  Keys:
 
-    ``game, title, players, games, games_in_metadata, seed, version, strategies, variant
+    ``figures`` (the game's own tables, see ``game_figures``), ``game, title, players, games, games_in_metadata, seed, version, strategies, variant
     {name, description, settings}, assumed, notes, confidence, seats, first_player_advantage,
     seat_balance, events``.
 
@@ -326,6 +337,7 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
                      + " in the metadata: those per-unit rates are not reported")
 
     return {
+        "figures": game_figures(frame, meta, confidence),
         "game": meta["game"], "title": meta["title"], "players": players, "games": games,
         "games_in_metadata": meta.get("games"), "seed": meta.get("seed"),
         "version": meta.get("version"), "strategies": names, "variant": variant_info(meta),
@@ -333,6 +345,16 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
         "seats": seats, "first_player_advantage": advantage, "seat_balance": balance,
         "events": events,
     }
+
+
+def game_figures(frame: pl.LazyFrame, meta: dict, confidence: float) -> list[dict]:
+    """The game's own balance tables (``Game.figures``), each ``{title, note, headers, rows}``
+    with the cells already formatted; none for a game this version does not know."""
+    from simcore.game import GAMES, get_game
+
+    if meta["game"] not in GAMES:
+        return []
+    return get_game(meta["game"]).figures(frame, meta, confidence)
 
 
 def _event_summary(event: dict, row: dict, games: int, meta: dict, confidence: float) -> dict:
@@ -347,7 +369,7 @@ def _event_summary(event: dict, row: dict, games: int, meta: dict, confidence: f
     total = int(row[f"total:{column}"])
     fired = int(row[f"fired:{column}"])
     mean, sd = row[f"mean:{column}"], row[f"sd:{column}"]
-    units = units_per_game(meta, event["per"])
+    units = units_per_game(meta, event["per"], row)
     trials = rate = rate_ci = method = None
     if units is not None:
         trials = games * units
@@ -505,4 +527,7 @@ def format_summary(summary: dict) -> str:
     if summary["events"]:
         out += ["", f"rule events ({games_phrase(summary['games'])}):"]
         out += _fixed_width(*event_table(summary))
+    for figure in summary.get("figures", []):
+        out += ["", f"{figure['title']}:"] + ([f"  {figure['note']}"] if figure.get("note") else [])
+        out += _fixed_width(figure["headers"], figure["rows"])
     return "\n".join(out) + "\n"

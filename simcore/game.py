@@ -20,6 +20,7 @@ from simcore.variants import Variant, load_variant, parse_variant
 GAMES = {
     "bird-weather": "simcore.games.bird_weather_api:BirdWeather",
     "sky-city": "simcore.games.sky_city_api:SkyCity",
+    "triatri": "simcore.games.triatri_api:TriATri",
 }
 
 
@@ -74,6 +75,7 @@ class Game:
     strategies_module: str  # e.g. "strategies.bird_weather"
     kernels_module: str  # e.g. "simcore.games.bird_weather_run"
     events: tuple[Event, ...] = ()
+    min_score = 0  # the lowest final score the rules allow (conformance bound)
     default_strategy = "random"
     strong_strategy = "heuristic"  # what `bench` times as skilled play
 
@@ -186,6 +188,12 @@ class Game:
     def finish_run(self, setup) -> dict:
         """Run-level figures added to the metadata after the last chunk."""
         return {}
+
+    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
+        """The game's own balance tables for summaries and reports, computed from a run's rows
+        (a polars LazyFrame) so that pooled shards give the same answer as one file:
+        ``[{"title", "note", "headers", "rows"}]`` with formatted cells."""
+        return []
 
     def metadata(self, setup) -> dict:
         """Game-specific run metadata (events, tricks per game, deck ...)."""

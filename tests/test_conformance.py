@@ -31,7 +31,7 @@ def test_every_player_count_and_strategy_plays_to_the_end(name):
             assert (shares - 1.0).abs().max() < 1e-5, (name, players, spec)
             for s in range(players):
                 assert frame[f"score_{s}"].dtype == pl.Int16 and frame[f"share_{s}"].dtype == pl.Float32
-                assert frame[f"score_{s}"].min() >= 0
+                assert frame[f"score_{s}"].min() >= game.min_score
             for event in result.meta["events"]:
                 assert frame[event["column"]].min() >= 0
             assert result.meta["game"] == name and result.meta["players"] == players

@@ -1,0 +1,338 @@
+"""TriATri as the driver, CLI and tests see it: setup, chunk runs, trick and deal logs from both
+engines, replays, scenarios and the game's own balance tables."""
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.bits import mask_to_list
+from simcore.errors import BalanceError
+from simcore.game import Event, Game, Lineup
+from simcore.games import triatri as tt
+
+GEM_SOURCES = ("supply", "own")
+
+
+def gem_name(option: int) -> str:
+    return f"{GEM_SOURCES[option // 3]} {tt.COLOUR_NAMES[option % 3]}"
+
+
+class TriATri(Game):
+    name = tt.GAME
+    title = tt.TITLE
+    player_counts = tt.PLAYER_COUNTS
+    max_players = tt.MAX_PLAYERS
+    variant_keys = tt.VARIANT_KEYS
+    strategies_module = "strategies.triatri"
+    kernels_module = "simcore.games.triatri_run"
+    min_score = -2 * 100 * 1000  # two-colour pairs score below zero (variant bounds)
+    events = (
+        Event("ended_instant_win", "Game ended by an instant win (two full sets)", "game"),
+        Event("ended_supply", "Game ended by an emptied supply colour", "game"),
+        Event("ended_rounds", "Game ended after the last round", "game"),
+        Event("redeals", "Start-player bid redealt", "round"),
+        Event("fakes_played", "Fake played into a trick", "trick"),
+        Event("fake_wins", "Fake's player won the trick (per fake played)", "fake"),
+        Event("fake_swaps", "Fake swapped with the best card (per fake played)", "fake"),
+        Event("own_gem_offers", "Start player offered an own gem", "trick"),
+        Event("doubled", "Cards doubled or quadrupled (per trick)", "trick"),
+    )
+
+    def build_setup(self, players, variant):
+        return tt.make_setup(players, variant.settings)
+
+    # --- runs --------------------------------------------------------------------
+    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+        p = setup.players
+        scores = np.zeros((n, p), dtype=np.int16)
+        shares = np.zeros((n, p), dtype=np.float32)
+        counters = np.zeros((n, tt.N_COUNTERS), dtype=np.uint16)
+        gems = np.zeros((n, p), dtype=np.uint32)
+        status = np.zeros(n, dtype=np.int8)
+        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params,
+                                 scores, shares, counters, gems, status)
+        self.check_status(status, lineup, start, seed)
+        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
+        for s in range(p):
+            columns[f"score_{s}"] = scores[:, s]
+        for s in range(p):
+            columns[f"share_{s}"] = shares[:, s]
+        end = counters[:, tt.C_END]
+        columns["ended_instant_win"] = (end == tt.END_INSTANT).astype(np.uint8)
+        columns["ended_supply"] = (end == tt.END_SUPPLY).astype(np.uint8)
+        columns["ended_rounds"] = (end == tt.END_ROUNDS).astype(np.uint8)
+        for c, name in enumerate(tt.COUNTER_NAMES):
+            if name != "end":
+                columns[name] = counters[:, c]
+        for s in range(p):
+            columns[f"gems_{s}"] = gems[:, s]
+        return columns
+
+    def metadata(self, setup) -> dict:
+        return {**super().metadata(setup),
+                "unit_columns": {"round": "rounds", "trick": "tricks", "fake": "fakes_played"},
+                "deck": [setup.card_name(c) for c in range(setup.deck_size)],
+                "gem_columns": "gems_s = fire + 1024 * water + 1048576 * wood (seat s's gems at the end)"}
+
+    # --- the game's own tables --------------------------------------------------------
+    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
+        import polars as pl
+
+        from analysis import stats
+        from analysis.summary import fmt_num_ci, fmt_pct_ci
+
+        players = meta["players"]
+        if any(f"gems_{s}" not in frame.collect_schema() for s in range(players)):
+            return []
+        seats = pl.concat([frame.select(pl.col(f"gems_{s}").cast(pl.Int64).alias("gems"),
+                                        pl.col(f"score_{s}").cast(pl.Float64).alias("score"),
+                                        pl.col(f"share_{s}").cast(pl.Float64).alias("share"))
+                           for s in range(players)])
+        colour = [(pl.col("gems") // (1 << (10 * c))) % 1024 for c in range(3)]
+        high = pl.max_horizontal(colour)
+        low = pl.min_horizontal(colour)
+        table = (seats.with_columns(high=high, low=low, mid=pl.sum_horizontal(colour) - high - low)
+                 .group_by("high", "mid", "low")
+                 .agg(n=pl.len(), mean=pl.col("score").mean(), sd=pl.col("score").std(), wins=pl.col("share").sum())
+                 .sort(["n", "high", "mid", "low"], descending=True)
+                 .collect(engine="streaming"))
+        total = int(table["n"].sum())
+        rows = []
+        for r in table.head(15).iter_rows(named=True):
+            n = int(r["n"])
+            sets = r["low"]
+            pairs = r["mid"] - r["low"]
+            left = r["high"] - r["mid"]
+            shape = f"{sets} set{'s' * (sets != 1)}, {pairs} pair{'s' * (pairs != 1)}, {left} left over"
+            rows.append([f"{r['high']}-{r['mid']}-{r['low']}", shape, f"{n:,}",
+                         fmt_pct_ci(n / total, stats.wilson_interval(n, total, confidence)),
+                         fmt_num_ci(r["mean"], stats.mean_interval(r["mean"], r["sd"] or 0.0, n, confidence)),
+                         fmt_pct_ci(r["wins"] / n, stats.wilson_interval(r["wins"], n, confidence))])
+        note = ("Each player's gems at the end, largest colour count first (3-2-1 = three of one colour, two "
+                "of another, one of the third); score = sets, two-colour pairs and leftovers worth the supply. "
+                f"{total:,} player-games")
+        if len(table) > 15:
+            note += f"; the {len(table) - 15} rarest of {len(table)} patterns are not shown"
+        return [{"title": "Average score by final gem pattern", "note": note + ".",
+                 "headers": ["gems", "scoring", "player-games", "share % [95% CI]", "mean score [95% CI]",
+                             "win share % [95% CI]"],
+                 "rows": rows}]
+
+    # --- logs ------------------------------------------------------------------------
+    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
+        indices = np.asarray(indices, dtype=np.int64)
+        k = len(indices)
+        rows = setup.rounds * (tt.HAND_SIZE - 1)
+        logs = np.full((k, rows, tt.LOG_WIDTH), -9, dtype=np.int64)
+        deal_logs = np.full((k, 8 * setup.rounds, tt.DEAL_LOG_WIDTH), -9, dtype=np.int64)
+        scores = np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64)
+        shares = np.zeros((k, tt.MAX_PLAYERS), dtype=np.float64)
+        counters = np.zeros((k, tt.N_COUNTERS), dtype=np.int64)
+        gems = np.zeros((k, tt.MAX_PLAYERS, 3), dtype=np.int64)
+        status = np.zeros(k, dtype=np.int8)
+        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.cards, setup.masks, lineup.ids,
+                                        lineup.params, logs, deal_logs, scores, shares, counters, gems, status)
+        self.check_status(status, lineup, indices, seed)
+        return [self._log_dict(setup, logs[g], deal_logs[g], scores[g], shares[g], counters[g], gems[g])
+                for g in range(k)]
+
+    def _log_dict(self, setup, log, deal_log, scores, shares, counters, gems) -> dict:
+        p = setup.players
+        name = setup.card_name
+        rounds = []
+        for row in deal_log:
+            if row[tt.D_ROUND] < 0:
+                break
+            if not rounds or rounds[-1]["round"] != row[tt.D_ROUND]:
+                rounds.append({"round": int(row[tt.D_ROUND]), "deals": [], "start": -1})
+            rounds[-1]["deals"].append({
+                "hands": [[name(c) for c in mask_to_list(row[tt.D_HANDS + s])] for s in range(p)],
+                "bids": [name(row[tt.D_BIDS + s]) for s in range(p)]})
+            rounds[-1]["start"] = int(row[tt.D_START])
+        tricks = []
+        for row in log:
+            if row[tt.L_ROUND] < 0:
+                break
+            start = int(row[tt.L_START])
+            order = [(start + i) % p for i in range(p)]
+            tricks.append({
+                "round": int(row[tt.L_ROUND]), "trick": int(row[tt.L_TRICK]), "start": start,
+                "gem": gem_name(row[tt.L_GEM]),
+                "plays": [[order[i], name(row[tt.L_PLAYS + i])] for i in range(p)],
+                "held": [[name(row[tt.L_HELD + s]) if row[tt.L_HELD + s] >= 0 else None, int(row[tt.L_VALUE + s])]
+                         for s in range(p)],
+                "winner": int(row[tt.L_WINNER]),
+                "swaps": [[order[i], int(row[tt.L_VICTIM + i])] for i in range(p) if row[tt.L_VICTIM + i] >= 0],
+                "doubled": [bool(row[tt.L_DOUBLED + s] == 1) for s in range(p)],
+            })
+        ids = {"bids": [int(row[tt.D_BIDS + s]) for row in deal_log if row[tt.D_ROUND] >= 0 for s in range(p)],
+               "gems": [int(row[tt.L_GEM]) for row in log if row[tt.L_ROUND] >= 0],
+               "cards": [int(row[tt.L_PLAYS + i]) for row in log if row[tt.L_ROUND] >= 0 for i in range(p)]}
+        end = tt.END_NAMES[counters[tt.C_END]]
+        shares = [float(x) for x in shares[:p]]
+        supply = [setup.gems_per_colour - int(sum(gems[s][c] for s in range(p))) for c in range(3)]
+        return {"game": self.name, "players": p, "rounds": rounds, "tricks": tricks,
+                "gems": [[int(x) for x in gems[s]] for s in range(p)], "supply": supply,
+                "scores": [int(x) for x in scores[:p]], "shares": shares,
+                "winner": shares.index(1.0) if 1.0 in shares else -1, "end": end,
+                "counters": {n: int(counters[c]) for c, n in enumerate(tt.COUNTER_NAMES) if n != "end"},
+                "ids": ids}
+
+    def reference_game(self, setup, seed: int, index: int):
+        """Game ``index`` played at random by the reference engine (what bench times)."""
+        from simcore.reference import triatri as ref
+
+        return ref.play_game(reference_rules(setup), seed, index)
+
+    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
+        log = self.kernel_logs(setup, lineup, seed, [index])[0]
+        log.update(seed=seed, index=index, strategies=list(lineup.names))
+        return log
+
+    # --- scenarios --------------------------------------------------------------------------
+    def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
+        """Scripted deals, bids, gem choices and cards (docs/scenarios.md, TriATri section) through
+        both engines: the reference checks and plays the script, the compiled engine replays the
+        same deals and decisions and must reach the same tricks, gems and scores."""
+        from simcore.reference import triatri as ref
+        from simcore.scenarios import field
+
+        known = {"game", "players", "variant", "start_round", "start_gems", "rounds", "expect", "name",
+                 "description"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BalanceError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
+        players = field(data, "players", int, where)
+        if not isinstance(data.get("variant", {}), dict):
+            raise BalanceError(f"{where}: 'variant' must be an object of variant settings")
+        setup = self.setup(players, self.variant(overrides=data.get("variant") or {}))
+        field(data, "rounds", list, where)
+        try:
+            record = ref.play_scenario(reference_rules(setup), data)
+        except BalanceError as exc:
+            raise BalanceError(f"{where}: {exc}") from None
+        reference = record_dict(setup, record)
+        p = setup.players
+        deal_rows, script = [], []
+        for r in record.rounds:
+            for hands, bids in zip(r.deals, r.bids):
+                row = [0] * tt.MAX_PLAYERS
+                for s in range(p):
+                    row[s] = sum(1 << c for c in hands[s])
+                deal_rows.append(row)
+                script += list(bids)
+            for t in r.tricks:
+                script.append(t.gem)
+                script += [card for _, card in t.plays]
+        start_gems = np.zeros((tt.MAX_PLAYERS, 3), dtype=np.int64)
+        start_gems[:p] = np.array(data.get("start_gems") or [[0, 0, 0]] * p, dtype=np.int64)
+        first_round = int(data.get("start_round", 0))
+        trick_limit = -1 if record.finished else sum(len(r.tricks) for r in record.rounds)
+        log = np.full((max(trick_limit, setup.rounds * 5, 1), tt.LOG_WIDTH), -9, dtype=np.int64)
+        deal_log = np.full((max(len(deal_rows), 1), tt.DEAL_LOG_WIDTH), -9, dtype=np.int64)
+        scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
+        shares = np.zeros(tt.MAX_PLAYERS, dtype=np.float64)
+        counters = np.zeros(tt.N_COUNTERS, dtype=np.int64)
+        gems = np.zeros((tt.MAX_PLAYERS, 3), dtype=np.int64)
+        lineup = self.lineup("random", p)
+        lineup.kernels.play_scenario(setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params, start_gems,
+                                     first_round, len(record.rounds), trick_limit,
+                                     np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
+                                     np.array(script, dtype=np.int64), log, deal_log, scores, shares, counters, gems)
+        compiled = self._log_dict(setup, log, deal_log, scores, shares, counters, gems)
+        if not record.finished:
+            compiled["end"] = reference["end"] = None
+        if compiled != {**reference, "game": self.name}:
+            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
+                               "(a bug: please report it with this file)")
+        compiled.update(engines_agree=True, finished=record.finished, start_gems=start_gems[:p].tolist())
+        return compiled
+
+    @staticmethod
+    def expectations(log: dict) -> dict:
+        """What a scenario's "expect" block may check."""
+        return {"scores": log["scores"], "shares": log["shares"], "winner": log["winner"], "gems": log["gems"],
+                "supply": log["supply"], "end": log["end"], "starts": [r["start"] for r in log["rounds"]],
+                "redeals": [len(r["deals"]) - 1 for r in log["rounds"]],
+                "winners": [t["winner"] for t in log["tricks"]],
+                "values": [[v for _, v in t["held"]] for t in log["tricks"]],
+                "swaps": [t["swaps"] for t in log["tricks"]], "counters": log["counters"]}
+
+    def format_log(self, log: dict) -> str:
+        p = log["players"]
+        lines = [f"{self.title}, {p} players"
+                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
+                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        tricks = iter(log["tricks"])
+        pending = next(tricks, None)
+        for r in log["rounds"]:
+            lines.append(f"round {r['round'] + 1}")
+            for k, d in enumerate(r["deals"]):
+                if k:
+                    lines.append("  redeal")
+                for s in range(p):
+                    lines.append(f"  seat {s} hand: {' '.join(d['hands'][s])}")
+                lines.append("  bids: " + "  ".join(f"seat {s} {b}" for s, b in enumerate(d["bids"])))
+            lines.append(f"  start player: seat {r['start']}")
+            while pending is not None and pending["round"] == r["round"]:
+                t = pending
+                played = "  ".join(f"{s}:{c}" for s, c in t["plays"])
+                held = "  ".join(f"{s}:{h or 'colourless'}={v}" for s, (h, v) in enumerate(t["held"]))
+                swaps = "".join(f"  (seat {f}'s fake took seat {v}'s card)" for f, v in t["swaps"])
+                lines.append(f"  trick {t['trick'] + 1}: seat {t['start']} plays for {t['gem']}; {played}{swaps}")
+                lines.append(f"    held {held}; seat {t['winner']} takes the gem")
+                pending = next(tricks, None)
+        colours = "/".join(tt.COLOUR_NAMES)
+        lines.append(f"Gems ({colours}): " + "  ".join(f"seat {s}: {g}" for s, g in enumerate(log["gems"]))
+                     + f"  supply: {log['supply']}")
+        lines.append(f"Ended by: {log['end'] or '(the scripted tricks end before the game does)'}")
+        lines.append("Scores: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
+        winners = [s for s, x in enumerate(log["shares"]) if x > 0]
+        if log.get("end") is not None:
+            lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
+                                       "shared by seats " + ", ".join(map(str, winners))))
+        return "\n".join(lines)
+
+
+def reference_rules(setup):
+    from simcore.reference import triatri as ref
+
+    return ref.Rules(players=setup.players, low=setup.low, high=setup.high, fakes=setup.fakes,
+                     gems_per_colour=setup.gems_per_colour, rounds=setup.rounds, set_points=setup.set_points,
+                     pair_points=setup.pair_points, double_factor=setup.double_factor, two_factor=setup.two_factor,
+                     instant_win_sets=setup.instant_win_sets)
+
+
+def record_dict(setup, record) -> dict:
+    """A reference GameRecord in the compiled log's shape."""
+    name = setup.card_name
+    p = record.players
+    rounds = [{"round": r.round, "deals": [{"hands": [[name(c) for c in sorted(h)] for h in hands],
+                                            "bids": [name(b) for b in bids]} for hands, bids in zip(r.deals, r.bids)],
+               "start": r.start} for r in record.rounds]
+    tricks = [{"round": t.round, "trick": t.trick, "start": t.start, "gem": gem_name(t.gem),
+               "plays": [[s, name(c)] for s, c in t.plays],
+               "held": [[name(c) if c is not None else None, int(v)] for c, v in t.held],
+               "winner": t.winner, "swaps": [[f, v] for f, v in t.swaps], "doubled": [bool(d) for d in t.doubled]}
+              for r in record.rounds for t in r.tricks]
+    return {"game": "triatri", "players": p, "rounds": rounds, "tricks": tricks,
+            "gems": [list(g) for g in record.gems], "supply": list(record.supply),
+            "scores": list(record.scores), "shares": [float(x) for x in record.shares],
+            "winner": record.winner if record.winner is not None else -1, "end": record.end,
+            "counters": dict(record.counters),
+            "ids": {"bids": [b for r in record.rounds for bids in r.bids for b in bids],
+                    "gems": [t.gem for r in record.rounds for t in r.tricks],
+                    "cards": [c for r in record.rounds for t in r.tricks for _, c in t.plays]}}
+
+
+def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
+    """The reference engine's game ``index`` in the compiled log's shape: random play from the
+    same streams, or (``decisions_from``) the decisions of a compiled log (with card ids under
+    ``"ids"``) replayed and checked."""
+    from simcore.reference import triatri as ref
+
+    decider = None
+    if decisions_from is not None:
+        ids = decisions_from["ids"]
+        decider = ref.ScriptedDecider(ids["bids"], ids["gems"], ids["cards"])
+    record = ref.play_game(reference_rules(setup), seed, index, decider)
+    return record_dict(setup, record)

@@ -1,0 +1,327 @@
+"""TriATri: the round loop that asks the strategies (compiled).
+
+Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
+``play_many_logged`` (full trick and deal logs: replays and the differential test) and
+``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
+stream in the order documented in simcore/reference/triatri.py; ``random`` draws from PLAY.
+"""
+import importlib
+
+import numpy as np
+from numba import prange
+
+from simcore.bits import bit, has, popcount
+from simcore.games.triatri import (
+    C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS, D_BIDS,
+    D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS, END_SUPPLY, FAKE, HAND_SIZE, L_DOUBLED,
+    L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE, L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS,
+    N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_INSTANT_SETS, R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD,
+    T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY, T_TRICK, T_VALUE, TABLE_WIDTH, gem_score, place_card,
+    resolve_bid, trick_leader,
+)
+from simcore.jit import kernel
+from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+
+strategy = globals().get("__strategies__") or importlib.import_module("strategies.triatri")
+choose_bid = strategy.choose_bid
+choose_gem = strategy.choose_gem
+choose_play = strategy.choose_play
+
+BLOCK = 256
+FINISHED = -1
+STRATEGY_BROKE_RULES = -2
+UNFINISHED = -3  # a scenario's script ended before the game did
+
+
+@kernel(globals())
+def deal(hands, rules, streams, order, deal_script, deal_cursor):
+    """Six cards each: the next scripted deal, or a Fisher-Yates shuffle of ids 0..D-1 from DEAL
+    (seat s gets positions 6s..6s+5)."""
+    n_players = rules[R_PLAYERS]
+    if deal_cursor[0] < deal_script.shape[0]:
+        for s in range(n_players):
+            hands[s] = np.uint64(deal_script[deal_cursor[0], s])
+        deal_cursor[0] += 1
+        return
+    n = rules[R_DECK]
+    for i in range(n):
+        order[i] = i
+    for i in range(n - 1, 0, -1):
+        j = below(streams, DEAL, i + 1)
+        order[i], order[j] = order[j], order[i]
+    for s in range(n_players):
+        hand = np.uint64(0)
+        for k in range(HAND_SIZE):
+            hand |= bit(order[s * HAND_SIZE + k])
+        hands[s] = hand
+
+
+@kernel(globals(), inline="always")
+def scripted(script, cursor):
+    """The next scripted decision, or -1 when the script is used up (then the strategy decides)."""
+    if cursor[0] < script.shape[0]:
+        cursor[0] += 1
+        return script[cursor[0] - 1]
+    return -1
+
+
+@kernel(globals())
+def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters, log, deal_log,
+                deal_script, script, cursor, first_round, round_limit, trick_limit):
+    """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
+
+    Scenarios pass scripts (deals, then every decision in the order asked) and stop after
+    ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's games pass none."""
+    n_players = rules[R_PLAYERS]
+    deck = rules[R_DECK]
+    deal_cursor = np.zeros(1, dtype=np.int64)
+    bids = np.empty(MAX_PLAYERS, dtype=np.int64)
+    deal_row = 0
+    tricks_done = 0
+    counters[C_END] = END_ROUNDS
+    for rnd in range(first_round, rules[R_ROUNDS]):
+        if rnd - first_round >= round_limit:
+            return UNFINISHED, -1
+        table[T_ROUND] = rnd
+        counters[C_ROUNDS] += 1
+        # スタートプレイヤーを決める: everyone bids at once; ties settle or force a redeal
+        start = -1
+        while start < 0:
+            deal(hands, rules, streams, order, deal_script, deal_cursor)
+            for s in range(n_players):
+                table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
+            for s in range(n_players):
+                card = scripted(script, cursor)
+                if card < 0:
+                    card = choose_bid(strategies[s], params, s, hands[s], table, rules, cards, masks, streams)
+                if card < 0 or card >= deck or not has(hands[s], card):
+                    return STRATEGY_BROKE_RULES, -1
+                bids[s] = card
+            for s in range(n_players):
+                table[T_BID + s] = bids[s]
+            start = resolve_bid(table, rules, cards)
+            if deal_row < deal_log.shape[0]:
+                deal_log[deal_row, D_ROUND] = rnd
+                deal_log[deal_row, D_START] = start
+                for s in range(n_players):
+                    deal_log[deal_row, D_HANDS + s] = np.int64(hands[s])
+                    deal_log[deal_row, D_BIDS + s] = table[T_BID + s]
+            deal_row += 1
+            if start < 0:
+                counters[C_REDEALS] += 1
+        seen = np.uint64(0)
+        for s in range(n_players):
+            hands[s] &= ~bit(table[T_BID + s])
+            seen |= bit(table[T_BID + s])
+
+        for trick in range(HAND_SIZE - 1):
+            if tricks_done == trick_limit:
+                return UNFINISHED, -1
+            table[T_TRICK] = trick
+            table[T_START] = start
+            table[T_PLAYED] = 0
+            table[T_SEEN] = np.int64(seen)
+            for s in range(n_players):
+                table[T_HELD + s] = NOT_PLAYED
+                table[T_VALUE + s] = 0
+            # 宝石を選ぶ: a supply gem, or one of the start player's own
+            options = 0
+            for c in range(3):
+                if table[T_SUPPLY + c] > 0:
+                    options |= 1 << c
+                if table[T_GEMS + 3 * start + c] > 0:
+                    options |= 1 << (3 + c)
+            table[T_GEM] = -1
+            option = scripted(script, cursor)
+            if option < 0:
+                option = choose_gem(strategies[start], params, start, options, hands[start], table, rules, cards,
+                                    masks, streams)
+            if option < 0 or option > 5 or (options >> option) & 1 == 0:
+                return STRATEGY_BROKE_RULES, -1
+            table[T_GEM] = option
+            colour = option % 3
+            if option >= 3:
+                counters[C_OWN_OFFERS] += 1
+            row = tricks_done if tricks_done < log.shape[0] else -1
+            fake_seat = np.uint64(0)
+            # カードを出す: must follow the gem's colour; a fake may always be played
+            for position in range(n_players):
+                seat = (start + position) % n_players
+                hand = hands[seat]
+                follow = hand & masks[colour]
+                legal = (follow | (hand & masks[FAKE])) if follow else hand
+                card = scripted(script, cursor)
+                if card < 0:
+                    card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, cards, masks,
+                                       streams)
+                if card < 0 or card >= deck or not has(legal, card):
+                    return STRATEGY_BROKE_RULES, -1
+                doubled, victim = place_card(table, rules, cards, seat, card, position)
+                table[T_PLAYED] = position + 1
+                hands[seat] = hand & ~bit(card)
+                seen |= bit(card)
+                table[T_SEEN] = np.int64(seen)
+                if cards[card, 0] < 0:
+                    counters[C_FAKES] += 1
+                    fake_seat |= bit(seat)
+                    if victim >= 0:
+                        counters[C_SWAPS] += 1
+                if doubled:
+                    counters[C_DOUBLED] += 1
+                if row >= 0:
+                    log[row, L_PLAYS + position] = card
+                    log[row, L_VICTIM + position] = victim
+                    log[row, L_DOUBLED + seat] = 1 if doubled else 0
+            winner = trick_leader(table, cards, n_players)
+            if has(fake_seat, winner):
+                counters[C_FAKE_WINS] += 1
+            # 勝者が宝石を獲得する
+            if option < 3:
+                table[T_SUPPLY + colour] -= 1
+            else:
+                table[T_GEMS + 3 * start + colour] -= 1
+            table[T_GEMS + 3 * winner + colour] += 1
+            counters[C_TRICKS] += 1
+            tricks_done += 1
+            if row >= 0:
+                log[row, L_ROUND] = rnd
+                log[row, L_TRICK] = trick
+                log[row, L_START] = start
+                log[row, L_GEM] = option
+                log[row, L_WINNER] = winner
+                for s in range(MAX_PLAYERS):
+                    log[row, L_HELD + s] = table[T_HELD + s] if s < n_players else -9
+                    log[row, L_VALUE + s] = table[T_VALUE + s] if s < n_players else -9
+            start = winner
+            # ゲームの終了条件: two of every colour wins at once; an emptied supply colour ends it
+            sets = rules[R_INSTANT_SETS]
+            if sets > 0 and table[T_GEMS + 3 * winner] >= sets and table[T_GEMS + 3 * winner + 1] >= sets \
+                    and table[T_GEMS + 3 * winner + 2] >= sets:
+                counters[C_END] = END_INSTANT
+                return FINISHED, winner
+            if option < 3 and table[T_SUPPLY + colour] == 0:
+                counters[C_END] = END_SUPPLY
+                return FINISHED, -1
+    return FINISHED, -1
+
+
+@kernel(globals())
+def final_standing(table, rules, instant, scores, shares):
+    """Scores for everyone; shares: the instant winner, else best score, then most gems, then split."""
+    n_players = rules[R_PLAYERS]
+    for s in range(n_players):
+        scores[s] = gem_score(table, rules, s)
+        shares[s] = 0.0
+    if instant >= 0:
+        shares[instant] = 1.0
+        return
+    best_score = scores[0]
+    for s in range(n_players):
+        best_score = max(best_score, scores[s])
+    best_gems = -1
+    for s in range(n_players):
+        if scores[s] == best_score:
+            best_gems = max(best_gems, table[T_GEMS + 3 * s] + table[T_GEMS + 3 * s + 1] + table[T_GEMS + 3 * s + 2])
+    tied = 0
+    for s in range(n_players):
+        if scores[s] == best_score and \
+                table[T_GEMS + 3 * s] + table[T_GEMS + 3 * s + 1] + table[T_GEMS + 3 * s + 2] == best_gems:
+            tied += 1
+    for s in range(n_players):
+        if scores[s] == best_score and \
+                table[T_GEMS + 3 * s] + table[T_GEMS + 3 * s + 1] + table[T_GEMS + 3 * s + 2] == best_gems:
+            shares[s] = 1.0 / tied
+
+
+@kernel(globals())
+def play_game(seed, index, rules, cards, masks, strategies, params, streams, table, hands, order, counters,
+              scores, shares, log, deal_log):
+    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+    seed_streams(streams, seed, index)
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    for c in range(3):
+        table[T_SUPPLY + c] = rules[R_GEMS]
+        for s in range(MAX_PLAYERS):
+            table[T_GEMS + 3 * s + c] = 0
+    no_script = np.empty(0, dtype=np.int64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
+    status, instant = play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters,
+                                  log, deal_log, no_deals, no_script, cursor, 0, 1 << 30, -1)
+    final_standing(table, rules, instant, scores, shares)
+    return status
+
+
+@kernel(globals(), inline="always")
+def pack_gems(table, seat):
+    return table[T_GEMS + 3 * seat] | (table[T_GEMS + 3 * seat + 1] << 10) | (table[T_GEMS + 3 * seat + 2] << 20)
+
+
+@kernel(globals(), parallel=True)
+def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, scores_out, shares_out,
+              counters_out, gems_out, status_out):
+    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
+    randomness depends only on (seed, game index) and it writes only its own row, so the result
+    is the same for any thread count or chunking."""
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        streams = np.empty(N_STREAMS, dtype=np.uint64)
+        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        order = np.empty(rules[R_DECK], dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        deal_log = np.empty((0, DEAL_LOG_WIDTH), dtype=np.int64)
+        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+            status_out[g] = play_game(seed, start + g, rules, cards, masks, strategies, params, streams, table,
+                                      hands, order, counters, scores, shares, log, deal_log)
+            for s in range(n_players):
+                scores_out[g, s] = scores[s]
+                shares_out[g, s] = shares[s]
+                gems_out[g, s] = pack_gems(table, s)
+            for c in range(N_COUNTERS):
+                counters_out[g, c] = counters[c]
+
+
+@kernel(globals())
+def play_many_logged(seed, indices, rules, cards, masks, strategies, params, logs, deal_logs, scores, shares,
+                     counters, gems, status):
+    """Logged games for replays and tests: arrays gain a leading game axis; ``gems[k, s, c]``."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    order = np.empty(rules[R_DECK], dtype=np.int64)
+    for k in range(indices.shape[0]):
+        status[k] = play_game(seed, indices[k], rules, cards, masks, strategies, params, streams, table, hands,
+                              order, counters[k], scores[k], shares[k], logs[k], deal_logs[k])
+        for s in range(rules[R_PLAYERS]):
+            for c in range(3):
+                gems[k, s, c] = table[T_GEMS + 3 * s + c]
+
+
+@kernel(globals())
+def play_scenario(rules, cards, masks, strategies, params, start_gems, first_round, round_limit, trick_limit,
+                  deal_script, script, log, deal_log, scores, shares, counters, gems):
+    """Scripted deals and decisions from a given position (``balance play``); returns the status."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seed_streams(streams, 0, 0)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    order = np.empty(rules[R_DECK], dtype=np.int64)
+    for c in range(3):
+        table[T_SUPPLY + c] = rules[R_GEMS]
+        for s in range(rules[R_PLAYERS]):
+            table[T_GEMS + 3 * s + c] = start_gems[s, c]
+            table[T_SUPPLY + c] -= start_gems[s, c]
+    cursor = np.zeros(1, dtype=np.int64)
+    status, instant = play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters,
+                                  log, deal_log, deal_script, script, cursor, first_round, round_limit, trick_limit)
+    final_standing(table, rules, instant, scores, shares)
+    for s in range(rules[R_PLAYERS]):
+        for c in range(3):
+            gems[s, c] = table[T_GEMS + 3 * s + c]
+    return status
