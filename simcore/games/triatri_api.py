@@ -239,8 +239,9 @@ class TriATri(Game):
                                      np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
                                      np.array(script, dtype=np.int64), log, deal_log, scores, shares, counters, gems)
         compiled = self._log_dict(setup, log, deal_log, scores, shares, counters, gems)
-        if not record.finished:
-            compiled["end"] = reference["end"] = None
+        if not record.finished:  # no ending and no winner yet
+            compiled.update(end=None, shares=[0.0] * p, winner=-1)
+            reference.update(end=None, shares=[0.0] * p, winner=-1)
         if compiled != {**reference, "game": self.name}:
             raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
                                "(a bug: please report it with this file)")
@@ -285,7 +286,8 @@ class TriATri(Game):
         lines.append(f"Gems ({colours}): " + "  ".join(f"seat {s}: {g}" for s, g in enumerate(log["gems"]))
                      + f"  supply: {log['supply']}")
         lines.append(f"Ended by: {log['end'] or '(the scripted tricks end before the game does)'}")
-        lines.append("Scores: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
+        lines.append(("Scores: " if log.get("end") is not None else "Scores if it were scored now: ")
+                     + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
         winners = [s for s, x in enumerate(log["shares"]) if x > 0]
         if log.get("end") is not None:
             lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else

@@ -1,0 +1,201 @@
+"""TriATri: compiled kernel against the plain-Python reference, game for game (deals, bids,
+redeals, gem options, every card, held values, swaps, winners, gems, scores, endings); the
+strategies against each other; the game's own figures; the command line."""
+import json
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cli
+from simcore.driver import run_games
+from simcore.game import get_game
+from simcore.games.triatri_api import reference_log
+
+DIFFERENTIAL_GAMES = 20_000
+SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("triatri-*.json"))
+
+
+@pytest.fixture(scope="module")
+def triatri():
+    return get_game("triatri")
+
+
+def _compare(kernel: dict, reference: dict, index: int) -> None:
+    for a, b in zip(kernel["rounds"], reference["rounds"]):
+        assert a == b, f"game {index}, round {a['round']}:\n kernel    {a}\n reference {b}"
+    for a, b in zip(kernel["tricks"], reference["tricks"]):
+        assert a == b, f"game {index}, round {a['round']} trick {a['trick']}:\n kernel    {a}\n reference {b}"
+    assert kernel == reference, f"game {index}"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_kernel_matches_reference_on_random_games(triatri, players):
+    setup = triatri.setup(players, triatri.variant())
+    logs = triatri.kernel_logs(setup, triatri.lineup("random", players), 300 + players, range(DIFFERENTIAL_GAMES))
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 300 + players, index), index)
+    total = {key: sum(log["counters"][key] for log in logs) for key in logs[0]["counters"]}
+    ends = {end: sum(log["end"] == end for log in logs) for end in ("rounds", "supply", "instant-win")}
+    # every rule was exercised many times over
+    assert total["fake_swaps"] > 1000 and total["fake_wins"] > 500 and total["own_gem_offers"] > 1000
+    assert total["doubled"] > 10_000 and min(ends.values()) > 50, ends
+    if players != 4:
+        assert total["redeals"] > 50
+
+
+@pytest.mark.parametrize("players,lineup", [(2, "heuristic,greedy"), (3, "greedy,heuristic,random"),
+                                            (4, "heuristic,random,greedy,heuristic")])
+def test_reference_replays_strategy_decisions(triatri, players, lineup):
+    """The oracle replays and checks every decision the compiled strategies made."""
+    setup = triatri.setup(players, triatri.variant())
+    logs = triatri.kernel_logs(setup, triatri.lineup(lineup, players), 77, range(3000))
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 77, index, decisions_from=log), index)
+
+
+@pytest.mark.parametrize("players,settings", [
+    (4, {"low": 1, "high_4": 9, "fakes": 0}),
+    (3, {"gems_per_colour": 3, "instant_win_sets": 1}),
+    (2, {"set_points": 3, "pair_points": -1, "double_factor": 3, "two_factor": 5, "rounds": 5}),
+    (4, {"instant_win_sets": 0, "gems_per_colour": 9, "fakes_4": 5, "high": 9}),
+])
+def test_kernel_matches_reference_under_variants(triatri, players, settings):
+    setup = triatri.setup(players, triatri.variant(overrides=settings))
+    logs = triatri.kernel_logs(setup, triatri.lineup("random", players), 9, range(2000))
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 9, index), index)
+
+
+def test_heuristic_beats_random_clearly(triatri):
+    """Measured over 100,000 games: 71.9% at 2 players, 52.6% at 3, 46.2% at 4 (fair: 50/33/25)."""
+    for players, floor in ((2, 0.62), (3, 0.45), (4, 0.38)):
+        setup = triatri.setup(players, triatri.variant())
+        lineup = triatri.lineup(",".join(["heuristic"] + ["random"] * (players - 1)), players)
+        columns = triatri.run_chunk(setup, lineup, 1, 0, 30_000)
+        assert float(np.mean(columns["share_0"])) > floor, players
+
+
+def test_scores_and_shares_are_consistent(triatri):
+    """Gems are conserved; the instant winner holds two of every colour; otherwise the winners
+    have the top score and, among those, the most gems."""
+    setup = triatri.setup(3, triatri.variant())
+    for log in triatri.kernel_logs(setup, triatri.lineup("random", 3), 4, range(3000)):
+        gems = np.array(log["gems"])
+        assert (gems.sum(axis=0) + np.array(log["supply"]) == 6).all()
+        assert abs(sum(log["shares"]) - 1) < 1e-9
+        if log["end"] == "instant-win":
+            assert (gems[log["winner"]] >= 2).all()
+        else:
+            best = max(log["scores"])
+            top = [s for s in range(3) if log["scores"][s] == best]
+            most = max(gems[s].sum() for s in top)
+            assert [s for s in range(3) if log["shares"][s] > 0] == [s for s in top if gems[s].sum() == most]
+        if log["end"] == "supply":
+            assert 0 in log["supply"]
+
+
+# --- command line ---------------------------------------------------------------------------
+
+def balance(*args):
+    argv, out, err = sys.argv, StringIO(), StringIO()
+    sys.argv = ["balance", *map(str, args)]
+    code = 0
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            cli.main()
+    except SystemExit as exc:
+        code = exc.code or 0
+    finally:
+        sys.argv = argv
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_simulate_summary_report_and_replay(tmp_path):
+    run = tmp_path / "tri.parquet"
+    code, out, err = balance("simulate", "triatri", "-p", 4, "-n", 20_000, "-q", "--out", run,
+                             "--strategies", "heuristic,random,random,random")
+    assert code == 0, err
+    assert "Average score by final gem pattern" in out and "Fake's player won the trick" in out
+    code, out, err = balance("report", run, "--out", tmp_path / "r")
+    assert code == 0, err
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "Average score by final gem pattern" in html and "instant win" in html
+    code, out, err = balance("replay", "triatri", "--run", run, "--index", 5)
+    assert code == 0, err
+    assert "matches row 5" in out and "start player" in out
+
+
+def test_figures_count_every_player_game(tmp_path):
+    run = tmp_path / "tri.parquet"
+    assert balance("simulate", "triatri", "-p", 3, "-n", 5000, "-q", "--out", run)[0] == 0
+    from analysis.summary import load, summarize
+
+    frame, meta = load(run)
+    summary = summarize(frame, meta)
+    (figure,) = summary["figures"]
+    counted = sum(int(row[2].replace(",", "")) for row in figure["rows"])
+    assert counted <= 15_000 and ("rarest" in figure["note"] or counted == 15_000)
+    fake = next(e for e in summary["events"] if e["column"] == "fake_wins")
+    assert fake["per"] == "fake" and 0.2 < fake["rate"] < 0.8 and fake["rate_method"] == "wilson"
+    assert fake["trials"] == frame.select("fakes_played").sum().collect().item()
+
+
+def test_a_scenario_for_every_rule():
+    names = {p.stem for p in SCENARIOS}
+    assert {"triatri-bid-two-tied", "triatri-bid-three-tied-4p", "triatri-bid-three-tied-3p-redeal",
+            "triatri-bid-two-fakes-2p-redeal", "triatri-winner-ties", "triatri-fake-first",
+            "triatri-fake-second", "triatri-fake-last", "triatri-instant-win", "triatri-supply-end",
+            "triatri-last-round-tiebreak"} <= names
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_play_triatri_scenario(path):
+    code, out, err = balance("play", path)
+    assert code == 0, err
+    assert "compiled and reference engines agree" in out and "EXPECTATION FAILED" not in out
+    log = json.loads(balance("play", path, "--json")[1])
+    assert log["engines_agree"] and log["expect_failures"] == []
+    assert "expect" in json.loads(path.read_text())
+
+
+def test_bad_scenarios_and_variants(tmp_path):
+    base = json.loads((SCENARIOS[0].parent / "triatri-fake-last.json").read_text())
+    first = base["rounds"][0]
+    cases = {
+        "unknown card": ({**base, "rounds": [{**first, "tricks": [{**first["tricks"][0], "cards": ["fire-99"]}]}]},
+                         "fire-99"),
+        "unknown key": ({**base, "round": []}, "unknown key 'round'"),
+        "bad gem": ({**base, "rounds": [{**first, "tricks": [{**first["tricks"][0], "gem": "supply gold"}]}]},
+                    "gold"),
+        "too few players": ({**base, "players": 5}, "players"),
+    }
+    for name, (data, fragment) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        code, out, err = balance("play", path)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (name, err)
+    variant = tmp_path / "v.toml"
+    for text, fragment in [('game = "triatri"\nhigh = 3\n', "cards"),
+                           ('game = "triatri"\nlow = 0\n', "low"),
+                           ('game = "triatri"\ngems_per_colour = 0\n', "gems_per_colour"),
+                           ('game = "triatri"\ninstant_win_sets = 9\n', "instant_win_sets"),
+                           ('game = "triatri"\nfakes = "two"\n', "fakes")]:
+        variant.write_text(text)
+        out_file = tmp_path / "never.parquet"
+        code, out, err = balance("simulate", "triatri", "-n", 10, "-q", "--variant", variant, "--out", out_file)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
+        assert not out_file.exists()
+
+
+def test_variant_file_changes_the_game(tmp_path):
+    variant = tmp_path / "short.toml"
+    variant.write_text('game = "triatri"\nname = "short supply"\ngems_per_colour = 3\nrounds = 2\n')
+    code, out, err = balance("simulate", "triatri", "-p", 3, "-n", 3000, "-q", "--variant", variant, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    ended = {e["column"]: e["mean_per_game"] for e in summary["events"]}
+    assert summary["variant"]["name"] == "short supply" and ended["ended_supply"] > 0.5
