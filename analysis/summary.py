@@ -372,7 +372,8 @@ def _event_summary(event: dict, row: dict, games: int, meta: dict, confidence: f
     units = units_per_game(meta, event["per"], row)
     trials = rate = rate_ci = method = None
     if units is not None:
-        trials = games * units
+        # a per-game unit column gives the exact total (no float round trip through the mean)
+        trials = int(row[f"units:{event['per']}"]) if f"units:{event['per']}" in row else games * units
         rate = total / trials
         if total <= trials:
             rate_ci, method = _pair(stats.wilson_interval(total, trials, confidence)), "wilson"

@@ -577,6 +577,8 @@ def test_bad_scenarios():
          "round 0, trick 0: 'fire' is not a gem option (e.g. 'supply fire', 'own water')"),
         ({"rounds": [{"deals": [good_deal], "tricks": [{"gem": "supply fire", "cards": ["fire-6"]}]}]},
          "round 0, trick 0: 'cards' must give 2 cards, got 1"),
+        ({"rounds": [{"deals": [good_deal], "tricks": [{"gem": "supply fire", "cards": ["fire-9"]}]}]},
+         "round 0, trick 0: 'fire-9' is not in the deck (numbers 2-6 with 2 players)"),
         ({"rounds": [{"deals": [good_deal], "tricks": [{"gem": "supply fire", "cards": ["fire-6", "fire-3"]}] * 6}]},
          "round 0: 6 tricks listed but a round has 5"),
         ({"rounds": {"deals": []}}, "'rounds' must be a list of rounds, got {'deals': []}"),

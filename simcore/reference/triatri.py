@@ -670,13 +670,13 @@ def _name_list(rules: Rules, where: str, key: str, value, length: int) -> list[s
     """A list of ``length`` card names, each one a card of this deck ("fake" resolved later)."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise BadScenario(f"{where}: '{key}' must be a list of card names, got {value!r}")
-    if len(value) != length:
-        raise BadScenario(f"{where}: '{key}' must give {length} cards, got {len(value)}")
     for name in value:
         try:
             parse_card(rules, name)
         except BadScenario as exc:
             raise BadScenario(f"{where}: {exc}") from None
+    if len(value) != length:
+        raise BadScenario(f"{where}: '{key}' must give {length} cards, got {len(value)}")
     return value
 
 
