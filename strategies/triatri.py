@@ -110,7 +110,7 @@ def cheapest_leading(table, rules, cards, masks, seat, legal):
 
 @kernel(globals(), inline="always")
 def gem_option_colour(option):
-    return option % 3
+    return option - 3 if option >= 3 else option
 
 
 # --- random -----------------------------------------------------------------

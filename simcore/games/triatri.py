@@ -85,7 +85,8 @@ DEAL_LOG_WIDTH = D_BIDS + MAX_PLAYERS
 @kernel(globals(), inline="always")
 def beats(a, b):
     """Colour a has the advantage over colour b (water > fire, wood > water, fire > wood)."""
-    return a >= 0 and b >= 0 and a == (b + 1) % 3
+    # written without % : an integer division in the innermost loop costs more than the rest
+    return b >= 0 and (a == b + 1 or (a == 0 and b == 2))
 
 
 @kernel(globals(), inline="always")
@@ -94,7 +95,7 @@ def held_colour(table, cards, seat):
     return cards[card, 0] if card >= 0 else -1
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def trick_leader(table, cards, n_played):
     """The seat that would win the trick among the first ``n_played`` to play.
 
@@ -135,7 +136,7 @@ def value_if_played(table, rules, cards, card, position):
     return n
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def place_card(table, rules, cards, seat, card, position):
     """Seat plays ``card`` as the ``position``-th card; returns (doubled, swap victim or -1)."""
     table[T_ORDER + position] = seat

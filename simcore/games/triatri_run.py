@@ -31,17 +31,19 @@ BLOCK = 256
 FINISHED = -1
 STRATEGY_BROKE_RULES = -2
 UNFINISHED = -3  # a scenario's script ended before the game did
+W_CURSOR, W_DEAL_CURSOR, W_BIDS = 0, 1, 2  # slots of the per-block ``work`` array
+WORK_WIDTH = W_BIDS + MAX_PLAYERS
 
 
 @kernel(globals())
-def deal(hands, rules, streams, order, deal_script, deal_cursor):
+def deal(hands, rules, streams, order, deal_script, work):
     """Six cards each: the next scripted deal, or a Fisher-Yates shuffle of ids 0..D-1 from DEAL
     (seat s gets positions 6s..6s+5)."""
     n_players = rules[R_PLAYERS]
-    if deal_cursor[0] < deal_script.shape[0]:
+    if work[W_DEAL_CURSOR] < deal_script.shape[0]:
         for s in range(n_players):
-            hands[s] = np.uint64(deal_script[deal_cursor[0], s])
-        deal_cursor[0] += 1
+            hands[s] = np.uint64(deal_script[work[W_DEAL_CURSOR], s])
+        work[W_DEAL_CURSOR] += 1
         return
     n = rules[R_DECK]
     for i in range(n):
@@ -57,25 +59,26 @@ def deal(hands, rules, streams, order, deal_script, deal_cursor):
 
 
 @kernel(globals(), inline="always")
-def scripted(script, cursor):
+def scripted(script, work):
     """The next scripted decision, or -1 when the script is used up (then the strategy decides)."""
-    if cursor[0] < script.shape[0]:
-        cursor[0] += 1
-        return script[cursor[0] - 1]
+    if work[W_CURSOR] < script.shape[0]:
+        work[W_CURSOR] += 1
+        return script[work[W_CURSOR] - 1]
     return -1
 
 
 @kernel(globals())
 def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters, log, deal_log,
-                deal_script, script, cursor, first_round, round_limit, trick_limit):
+                deal_script, script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
 
     Scenarios pass scripts (deals, then every decision in the order asked) and stop after
-    ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's games pass none."""
+    ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's games pass none.
+    ``work`` holds the script cursors and the parked bids (no allocation per game)."""
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
-    deal_cursor = np.zeros(1, dtype=np.int64)
-    bids = np.empty(MAX_PLAYERS, dtype=np.int64)
+    work[W_CURSOR] = 0
+    work[W_DEAL_CURSOR] = 0
     deal_row = 0
     tricks_done = 0
     counters[C_END] = END_ROUNDS
@@ -87,18 +90,18 @@ def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, 
         # スタートプレイヤーを決める: everyone bids at once; ties settle or force a redeal
         start = -1
         while start < 0:
-            deal(hands, rules, streams, order, deal_script, deal_cursor)
+            deal(hands, rules, streams, order, deal_script, work)
             for s in range(n_players):
                 table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
             for s in range(n_players):
-                card = scripted(script, cursor)
+                card = scripted(script, work)
                 if card < 0:
                     card = choose_bid(strategies[s], params, s, hands[s], table, rules, cards, masks, streams)
                 if card < 0 or card >= deck or not has(hands[s], card):
                     return STRATEGY_BROKE_RULES, -1
-                bids[s] = card
+                work[W_BIDS + s] = card  # parked until everyone has bid
             for s in range(n_players):
-                table[T_BID + s] = bids[s]
+                table[T_BID + s] = work[W_BIDS + s]
             start = resolve_bid(table, rules, cards)
             if deal_row < deal_log.shape[0]:
                 deal_log[deal_row, D_ROUND] = rnd
@@ -132,25 +135,27 @@ def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, 
                 if table[T_GEMS + 3 * start + c] > 0:
                     options |= 1 << (3 + c)
             table[T_GEM] = -1
-            option = scripted(script, cursor)
+            option = scripted(script, work)
             if option < 0:
                 option = choose_gem(strategies[start], params, start, options, hands[start], table, rules, cards,
                                     masks, streams)
             if option < 0 or option > 5 or (options >> option) & 1 == 0:
                 return STRATEGY_BROKE_RULES, -1
             table[T_GEM] = option
-            colour = option % 3
+            colour = option - 3 if option >= 3 else option
             if option >= 3:
                 counters[C_OWN_OFFERS] += 1
             row = tricks_done if tricks_done < log.shape[0] else -1
             fake_seat = np.uint64(0)
             # カードを出す: must follow the gem's colour; a fake may always be played
             for position in range(n_players):
-                seat = (start + position) % n_players
+                seat = start + position
+                if seat >= n_players:
+                    seat -= n_players
                 hand = hands[seat]
                 follow = hand & masks[colour]
                 legal = (follow | (hand & masks[FAKE])) if follow else hand
-                card = scripted(script, cursor)
+                card = scripted(script, work)
                 if card < 0:
                     card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, cards, masks,
                                        streams)
@@ -235,7 +240,7 @@ def final_standing(table, rules, instant, scores, shares):
 
 @kernel(globals())
 def play_game(seed, index, rules, cards, masks, strategies, params, streams, table, hands, order, counters,
-              scores, shares, log, deal_log):
+              scores, shares, log, deal_log, no_deals, no_script, work):
     """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
     seed_streams(streams, seed, index)
     for c in range(N_COUNTERS):
@@ -244,11 +249,8 @@ def play_game(seed, index, rules, cards, masks, strategies, params, streams, tab
         table[T_SUPPLY + c] = rules[R_GEMS]
         for s in range(MAX_PLAYERS):
             table[T_GEMS + 3 * s + c] = 0
-    no_script = np.empty(0, dtype=np.int64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    cursor = np.zeros(1, dtype=np.int64)
     status, instant = play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters,
-                                  log, deal_log, no_deals, no_script, cursor, 0, 1 << 30, -1)
+                                  log, deal_log, no_deals, no_script, work, 0, 1 << 30, -1)
     final_standing(table, rules, instant, scores, shares)
     return status
 
@@ -276,9 +278,13 @@ def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, sco
         shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         deal_log = np.empty((0, DEAL_LOG_WIDTH), dtype=np.int64)
+        no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+        no_script = np.empty(0, dtype=np.int64)
+        work = np.zeros(WORK_WIDTH, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             status_out[g] = play_game(seed, start + g, rules, cards, masks, strategies, params, streams, table,
-                                      hands, order, counters, scores, shares, log, deal_log)
+                                      hands, order, counters, scores, shares, log, deal_log, no_deals, no_script,
+                                      work)
             for s in range(n_players):
                 scores_out[g, s] = scores[s]
                 shares_out[g, s] = shares[s]
@@ -295,9 +301,13 @@ def play_many_logged(seed, indices, rules, cards, masks, strategies, params, log
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(rules[R_DECK], dtype=np.int64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
     for k in range(indices.shape[0]):
         status[k] = play_game(seed, indices[k], rules, cards, masks, strategies, params, streams, table, hands,
-                              order, counters[k], scores[k], shares[k], logs[k], deal_logs[k])
+                              order, counters[k], scores[k], shares[k], logs[k], deal_logs[k], no_deals, no_script,
+                              work)
         for s in range(rules[R_PLAYERS]):
             for c in range(3):
                 gems[k, s, c] = table[T_GEMS + 3 * s + c]
@@ -317,9 +327,9 @@ def play_scenario(rules, cards, masks, strategies, params, start_gems, first_rou
         for s in range(rules[R_PLAYERS]):
             table[T_GEMS + 3 * s + c] = start_gems[s, c]
             table[T_SUPPLY + c] -= start_gems[s, c]
-    cursor = np.zeros(1, dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
     status, instant = play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters,
-                                  log, deal_log, deal_script, script, cursor, first_round, round_limit, trick_limit)
+                                  log, deal_log, deal_script, script, work, first_round, round_limit, trick_limit)
     final_standing(table, rules, instant, scores, shares)
     for s in range(rules[R_PLAYERS]):
         for c in range(3):
