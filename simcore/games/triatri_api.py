@@ -43,28 +43,29 @@ class TriATri(Game):
     # --- runs --------------------------------------------------------------------
     def run_chunk(self, setup, lineup: Lineup, seed, start, n):
         p = setup.players
-        scores = np.zeros((n, p), dtype=np.int16)
-        shares = np.zeros((n, p), dtype=np.float32)
-        counters = np.zeros((n, tt.N_COUNTERS), dtype=np.uint16)
-        gems = np.zeros((n, p), dtype=np.uint32)
-        status = np.zeros(n, dtype=np.int8)
+        # column-major outputs: every row below is one contiguous Parquet column
+        scores = np.empty((p, n), dtype=np.int16)
+        shares = np.empty((p, n), dtype=np.float32)
+        counters = np.empty((tt.N_COUNTERS, n), dtype=np.uint16)
+        gems = np.empty((p, n), dtype=np.uint32)
+        status = np.empty(n, dtype=np.int8)
         lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params,
                                  scores, shares, counters, gems, status)
         self.check_status(status, lineup, start, seed)
         columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
         for s in range(p):
-            columns[f"score_{s}"] = scores[:, s]
+            columns[f"score_{s}"] = scores[s]
         for s in range(p):
-            columns[f"share_{s}"] = shares[:, s]
-        end = counters[:, tt.C_END]
+            columns[f"share_{s}"] = shares[s]
+        end = counters[tt.C_END]
         columns["ended_instant_win"] = (end == tt.END_INSTANT).astype(np.uint8)
         columns["ended_supply"] = (end == tt.END_SUPPLY).astype(np.uint8)
         columns["ended_rounds"] = (end == tt.END_ROUNDS).astype(np.uint8)
         for c, name in enumerate(tt.COUNTER_NAMES):
             if name != "end":
-                columns[name] = counters[:, c]
+                columns[name] = counters[c]
         for s in range(p):
-            columns[f"gems_{s}"] = gems[:, s]
+            columns[f"gems_{s}"] = gems[s]
         return columns
 
     def metadata(self, setup) -> dict:

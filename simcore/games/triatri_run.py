@@ -285,12 +285,12 @@ def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, sco
             status_out[g] = play_game(seed, start + g, rules, cards, masks, strategies, params, streams, table,
                                       hands, order, counters, scores, shares, log, deal_log, no_deals, no_script,
                                       work)
-            for s in range(n_players):
-                scores_out[g, s] = scores[s]
-                shares_out[g, s] = shares[s]
-                gems_out[g, s] = pack_gems(table, s)
+            for s in range(n_players):  # outputs are column-major: each row is a Parquet column
+                scores_out[s, g] = scores[s]
+                shares_out[s, g] = shares[s]
+                gems_out[s, g] = pack_gems(table, s)
             for c in range(N_COUNTERS):
-                counters_out[g, c] = counters[c]
+                counters_out[c, g] = counters[c]
 
 
 @kernel(globals())
