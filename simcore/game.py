@@ -214,8 +214,30 @@ class Game:
                                f"plug-ins: {who})")
 
     # --- logs, replays, scenarios --------------------------------------------------
-    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
+    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
         raise NotImplementedError
+
+    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
+        """Game ``index`` of run ``seed``, logged exactly as the run played it."""
+        log = self.kernel_logs(setup, lineup, seed, [index])[0]
+        log.update(seed=seed, index=index, strategies=list(lineup.names))
+        return log
+
+    def scenario_setup(self, data: dict, where: str, keys: set[str]):
+        """A scenario file's checked players and inline variant, as a setup; ``keys`` are the
+        game's own keys beside the common ones (game, players, variant, expect, name, description)."""
+        from simcore.scenarios import field
+
+        known = keys | {"game", "players", "variant", "expect", "name", "description"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BalanceError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
+        players = field(data, "players", int, where)
+        if not isinstance(data.get("variant", {}), dict):
+            raise BalanceError(f"{where}: 'variant' must be an object of variant settings")
+        if not isinstance(data.get("expect", {}), dict):
+            raise BalanceError(f"{where}: 'expect' must be an object")
+        return self.setup(players, self.variant(overrides=data.get("variant") or {}))
 
     def format_log(self, log: dict) -> str:
         raise NotImplementedError

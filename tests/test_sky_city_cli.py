@@ -1,26 +1,9 @@
 """The Sky City of ALEA from the command line: simulate, replay, traps, bad decks."""
 import json
-import sys
-from io import StringIO
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-import cli
-
-
-def balance(*args):
-    argv, out, err = sys.argv, StringIO(), StringIO()
-    sys.argv = ["balance", *map(str, args)]
-    code = 0
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            cli.main()
-    except SystemExit as exc:
-        code = exc.code or 0
-    finally:
-        sys.argv = argv
-    return code, out.getvalue(), err.getvalue()
+from conftest import balance
 
 
 def test_traps_command_writes_table_heatmap_and_figures(tmp_path):

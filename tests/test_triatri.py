@@ -2,16 +2,12 @@
 redeals, gem options, every card, held values, swaps, winners, gems, scores, endings); the
 strategies against each other; the game's own figures; the command line."""
 import json
-import sys
-from contextlib import redirect_stderr, redirect_stdout
-from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import cli
-from simcore.driver import run_games
+from conftest import balance
 from simcore.game import get_game
 from simcore.games.triatri_api import reference_log
 
@@ -99,20 +95,6 @@ def test_scores_and_shares_are_consistent(triatri):
 
 
 # --- command line ---------------------------------------------------------------------------
-
-def balance(*args):
-    argv, out, err = sys.argv, StringIO(), StringIO()
-    sys.argv = ["balance", *map(str, args)]
-    code = 0
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            cli.main()
-    except SystemExit as exc:
-        code = exc.code or 0
-    finally:
-        sys.argv = argv
-    return code, out.getvalue(), err.getvalue()
-
 
 def test_simulate_summary_report_and_replay(tmp_path):
     run = tmp_path / "tri.parquet"

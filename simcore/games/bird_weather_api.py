@@ -137,11 +137,6 @@ class BirdWeather(Game):
         return {"game": name, "players": record.players, "deals": deals, "tricks": tricks,
                 "scores": list(record.scores), "shares": list(record.shares), "counters": dict(record.counters)}
 
-    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
-        log = self._kernel_logs(setup, lineup, seed, [index])[0]
-        log.update(seed=seed, index=index, strategies=list(lineup.names))
-        return log
-
     def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
         return self._kernel_logs(setup, lineup, seed, indices)
 
@@ -161,18 +156,9 @@ class BirdWeather(Game):
         """Run a scenario (docs/scenarios.md) through both engines; refuse it if they disagree."""
         from simcore.scenarios import field, int_list
 
-        known = {"game", "players", "variant", "hands", "facedown", "leader", "plays", "picks", "strategies",
-                 "seed", "expect", "description", "name"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise BalanceError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
-        players = field(data, "players", int, where)
-        if not isinstance(data.get("variant", {}), dict):
-            raise BalanceError(f"{where}: 'variant' must be an object of variant settings")
-        if not isinstance(data.get("expect", {}), dict):
-            raise BalanceError(f"{where}: 'expect' must be an object")
-        variant = self.variant(overrides=data.get("variant") or {})
-        setup = self.setup(players, variant)
+        setup = self.scenario_setup(data, where, {"hands", "facedown", "leader", "plays", "picks", "strategies",
+                                                  "seed"})
+        players = setup.players
         hands = [int_list(h, f"hands[{s}]", where) for s, h in enumerate(field(data, "hands", list, where))]
         if len(hands) != players:
             raise BalanceError(f"{where}: 'hands' has {len(hands)} hands for {players} players")

@@ -184,11 +184,6 @@ class TriATri(Game):
 
         return ref.play_game(reference_rules(setup), seed, index)
 
-    def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
-        log = self.kernel_logs(setup, lineup, seed, [index])[0]
-        log.update(seed=seed, index=index, strategies=list(lineup.names))
-        return log
-
     # --- scenarios --------------------------------------------------------------------------
     def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
         """Scripted deals, bids, gem choices and cards (docs/scenarios.md, TriATri section) through
@@ -197,15 +192,7 @@ class TriATri(Game):
         from simcore.reference import triatri as ref
         from simcore.scenarios import field
 
-        known = {"game", "players", "variant", "start_round", "start_gems", "rounds", "expect", "name",
-                 "description"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise BalanceError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
-        players = field(data, "players", int, where)
-        if not isinstance(data.get("variant", {}), dict):
-            raise BalanceError(f"{where}: 'variant' must be an object of variant settings")
-        setup = self.setup(players, self.variant(overrides=data.get("variant") or {}))
+        setup = self.scenario_setup(data, where, {"start_round", "start_gems", "rounds"})
         field(data, "rounds", list, where)
         try:
             record = ref.play_scenario(reference_rules(setup), data)
