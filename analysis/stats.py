@@ -124,6 +124,43 @@ def mean_interval(mean: float, std: float, count: int,
     return mean - half, mean + half
 
 
+def ratio_interval(sum_x: float, sum_y: float, sum_xx: float, sum_yy: float, sum_xy: float, count: int,
+                   confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Interval for a ratio of totals R = sum x / sum y over ``count`` independent games, e.g.
+    survivors lost per attack (x = lost, y = attacks in one game).  Units inside one game are
+    not independent, so the game is the sampling unit (a cluster); by the delta method
+
+        Var(R) ~ sum (x_i - R y_i)^2 / (n (n - 1) ybar^2),
+        sum (x_i - R y_i)^2 = sum x^2 - 2 R sum xy + R^2 sum y^2
+
+    (Cochran, "Sampling Techniques", 3rd ed., §6.4, the ratio estimator).  (nan, nan) without
+    two games or without any y.
+    """
+    if count < 2 or sum_y <= 0:
+        return math.nan, math.nan
+    ratio = sum_x / sum_y
+    residual = max(sum_xx - 2.0 * ratio * sum_xy + ratio * ratio * sum_yy, 0.0)
+    y_mean = sum_y / count
+    half = z_for(confidence) * math.sqrt(residual / (count * (count - 1))) / y_mean
+    return ratio - half, ratio + half
+
+
+def welch_test(mean_1: float, var_1: float, n_1: float, mean_2: float, var_2: float, n_2: float,
+               confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, tuple[float, float], float]:
+    """Difference of two means (mean_1 - mean_2) with its normal-approximation interval and the
+    two-sided p-value of H0: equal means, standard errors unpooled (Welch); the samples of a
+    balance run are large enough for the normal in place of Student's t.  Returns
+    (difference, (low, high), p); nan where a sample has fewer than two values."""
+    if n_1 < 2 or n_2 < 2:
+        return mean_1 - mean_2, (math.nan, math.nan), math.nan
+    diff = mean_1 - mean_2
+    se = math.sqrt(var_1 / n_1 + var_2 / n_2)
+    if se == 0.0:
+        return diff, (diff, diff), 1.0 if diff == 0.0 else 0.0
+    half = z_for(confidence) * se
+    return diff, (diff - half, diff + half), math.erfc(abs(diff / se) / math.sqrt(2.0))
+
+
 class ZTest(NamedTuple):
     z: float
     p_value: float

@@ -1,0 +1,288 @@
+"""10 TRICKS LATER: state encoding and rules (compiled).
+
+Rules as implemented: docs/rules/ten-tricks-later.md (rulebook + RULINGS.md "10 TRICKS LATER");
+the plain-Python oracle is simcore/reference/ten_tricks.py and the two share the card numbering
+and the order of random draws documented there.
+
+Encoding
+--------
+Cards are ids 0..40: a survivor of colour c (0 red, 1 green, 2 yellow, 3 blue) and number n is
+``c*8 + n - 1``, the infected of number v is ``32 + v`` (infected 8, id 40, is the swap card).
+Hands, boards and the cards seen are uint64 bitmasks of ids.  Because each colour is one byte of
+the mask, "every survivor numbered n" is ``SAME_NUMBER << (n - 1)`` and "every survivor numbered
+at most v" is ``low_survivors(v)``: the attack and the rescue need no loop over colours.
+
+``table`` is the public state a strategy may read (T_* slots), one int64 each (masks as int64):
+
+    T_ROUND, T_TRICK       round and trick (0-based) being played
+    T_LEADER               who led this trick
+    T_PLAYED               how many seats have played to this trick
+    T_UNLOCKED             1 once an infected card has been played this round (infected may lead)
+    T_SWAP_SEAT            the seat that took infected 8 this round, or -1
+    T_SEEN                 mask of the cards played this round
+    T_DECK                 mask of the cards in this round's deck (at 3 players: the colours used)
+    T_PLAYS + i            card played i-th in this trick (-1 not yet)
+    T_UPPER + s            seat s's upper board (mask; face up)
+    T_LOWER + s            seat s's lower board (mask; face up)
+    T_TRACK + s            seat s's track
+    T_LOST + s             survivors seat s has lost this round (face down: a count)
+    T_TOTAL + s            seat s's total before this round
+"""
+import numpy as np
+
+from simcore.bits import bit, has, popcount
+from simcore.errors import BalanceError
+from simcore.jit import kernel
+
+GAME = "ten-tricks"
+TITLE = "10 TRICKS LATER"
+MAX_PLAYERS = 4
+PLAYER_COUNTS = (3, 4)
+COLOUR_NAMES = ("red", "green", "yellow", "blue")
+FIRST_INFECTED = 32
+SWAP_CARD = 40
+N_CARDS = 41
+INFECTED = 4  # masks[INFECTED]: every infected card (ids 32..40)
+SAME_NUMBER = np.uint64(0x01010101)  # bit n-1 of each colour byte: the four survivors numbered n
+
+(R_PLAYERS, R_TARGET, R_CAP, R_BONUS, R_SWAP, R_HAND, R_MAX_ROUNDS, R_COLOURS_3, R_INFECTED) = range(9)
+N_RULES = 9
+
+T_ROUND, T_TRICK, T_LEADER, T_PLAYED, T_UNLOCKED, T_SWAP_SEAT, T_SEEN, T_DECK = range(8)
+T_PLAYS = 8
+T_UPPER = T_PLAYS + MAX_PLAYERS
+T_LOWER = T_UPPER + MAX_PLAYERS
+T_TRACK = T_LOWER + MAX_PLAYERS
+T_LOST = T_TRACK + MAX_PLAYERS
+T_TOTAL = T_LOST + MAX_PLAYERS
+TABLE_WIDTH = T_TOTAL + MAX_PLAYERS
+
+# per-game counters: the reference's COUNTER_KEYS first, then the figures' own tallies
+(C_ROUNDS, C_TRICKS, C_ATTACKS, C_LOST, C_RESCUED, C_BONUS, C_SWAPS, C_INFECTED_LEADS, C_ONE_AS_NINE,
+ C_TAKEN, C_CAPPED, C_SEAT_ROUNDS, C_SWAP_POINTS, C_SWAP_SQUARES, C_STAYED, C_STAYED_POINTS, C_STAYED_SQUARES,
+ C_CONTEST, C_COMEBACK) = range(19)
+COUNTER_NAMES = ("rounds", "tricks", "attacks", "survivors_lost", "survivors_rescued", "bonus_taken", "swaps",
+                 "infected_leads", "one_as_nine",
+                 "survivors_taken", "capped", "seat_rounds", "swap_points", "swap_points_sq", "stayed",
+                 "stayed_points", "stayed_points_sq", "behind_after_1", "comeback")
+N_COUNTERS = 19
+N_REFERENCE_COUNTERS = 9  # the first nine are the reference engine's COUNTER_KEYS
+
+# one log row per trick
+L_ROUND, L_TRICK, L_LEADER, L_WINNER, L_LEVEL, L_LOST = range(6)  # L_LEVEL -1: no infected
+L_PLAYS = 6                              # card at position i (play order)
+L_RESCUED = L_PLAYS + MAX_PLAYERS        # per seat: mask moved to the lower board
+L_TRACKS = L_RESCUED + MAX_PLAYERS
+L_UPPER = L_TRACKS + MAX_PLAYERS
+L_LOWER = L_UPPER + MAX_PLAYERS
+LOG_WIDTH = L_LOWER + MAX_PLAYERS
+
+# one log row per round
+G_ROUND, G_REMOVED, G_OFFERS, G_SWAP_SEAT, G_SWAP_CARD, G_LEADER = range(6)  # G_OFFERS: mask of seats
+G_HANDS = 6                              # per seat, as dealt (mask)
+G_SCORES = G_HANDS + MAX_PLAYERS         # round scores (-9: the round was not finished)
+G_TOTALS = G_SCORES + MAX_PLAYERS
+G_TRACKS = G_TOTALS + MAX_PLAYERS
+G_LOST = G_TRACKS + MAX_PLAYERS
+ROUND_LOG_WIDTH = G_LOST + MAX_PLAYERS
+
+
+@kernel(globals(), inline="always")
+def low_survivors(value):
+    """Mask of every survivor numbered at most ``value`` (all colours)."""
+    v = min(max(value, 0), 8)
+    return np.uint64((1 << v) - 1) * SAME_NUMBER
+
+
+@kernel(globals(), inline="always")
+def legal_mask(hand, lead, unlocked, masks):
+    """【①カードのプレイ】: the cards of ``hand`` that may be played (``lead`` = -1 to lead).
+
+    Lead: no infected until one was played this round or the hand holds only infected.  After a
+    survivor lead: the lead colour if held twice or more; held once, that card or any infected;
+    not held, anything.  After an infected lead: anything."""
+    infected = hand & masks[INFECTED]
+    if lead < 0:
+        if unlocked or infected == hand:
+            return hand
+        return hand & ~masks[INFECTED]
+    if lead >= FIRST_INFECTED:
+        return hand
+    same = hand & masks[lead >> 3]
+    if same == 0:
+        return hand
+    if same & (same - np.uint64(1)):  # two or more
+        return same
+    return same | infected
+
+
+@kernel(globals(), inline="always")
+def card_rank(card, trick):
+    """【②勝敗の判定】: the printed number, but a survivor 1 is 9 with its colour's 8 in the trick."""
+    if card >= FIRST_INFECTED:
+        return card - FIRST_INFECTED
+    if card & 7 == 0 and has(trick, card + 7):
+        return 9
+    return (card & 7) + 1
+
+
+@kernel(globals(), inline="always")
+def winning_position(plays, first, n, trick, any_infected):
+    """Position (0..n-1 in play order) of the winning card among ``plays[first : first+n]``.
+
+    No infected: the highest rank of the lead colour.  Any infected: the highest rank of all; a
+    tie goes to the survivor played latest (an infected card never wins a tie)."""
+    best = -1
+    winner = 0
+    if any_infected:
+        for i in range(n):
+            card = plays[first + i]
+            r = card_rank(card, trick)
+            if r > best or (r == best and card < FIRST_INFECTED):
+                best = r
+                winner = i
+    else:
+        lead_colour = plays[first] >> 3
+        for i in range(n):
+            card = plays[first + i]
+            if card >> 3 == lead_colour:
+                r = card_rank(card, trick)
+                if r > best:
+                    best = r
+                    winner = i
+    return winner
+
+
+@kernel(globals(), inline="always")
+def rescue(upper, track):
+    """【④生存者の救出】: move the lowest-numbered upper survivors while their number fits the
+    track (equal numbers lowest id first); returns (moved mask, track left)."""
+    moved = np.uint64(0)
+    n = 1
+    while n <= track and n <= 8 and upper != moved:
+        fits = (upper & ~moved) & (SAME_NUMBER << np.uint64(n - 1))
+        if fits:
+            moved |= fits & (~fits + np.uint64(1))  # the lowest id of that number
+            track -= n
+        else:
+            n += 1
+    return moved, track
+
+
+@kernel(globals(), inline="always")
+def round_score(lower, track, lost, rules):
+    """【ラウンドの終了】: +1 per lower-board survivor, +bonus at the cap, -1 per lost; floor 0."""
+    points = popcount(np.uint64(lower)) - lost
+    if track == rules[R_CAP]:
+        points += rules[R_BONUS]
+    return max(points, 0)
+
+
+# ---------------------------------------------------------------------------
+# Variant parameters (plain Python)
+
+from dataclasses import dataclass  # noqa: E402
+
+VARIANT_KEYS = {
+    "target": (int, "a total at least this at a round end ends the game; default 10"),
+    "track_cap": (int, "the track's maximum (a loser's card that would pass it does not move the track); default 8"),
+    "track_bonus": (int, "round points for a track exactly at the cap; default 3"),
+    "infected_3": (list, "infected values dealt at 3 players (distinct, 0-7); default [1, 2, 3, 4, 5, 6]"),
+    "infected_4": (list, "infected values dealt at 4 players (distinct, 0-7); default [0, 1, ..., 7]"),
+    "colours_3": (list, "the three survivor colours used at 3 players for the whole game "
+                        "(0 red, 1 green, 2 yellow, 3 blue, or names); default: one left out at random each round"),
+    "swap": (bool, "the optional swap for infected 8 when dealt no infected; default true"),
+    "hand_size": (int, "cards dealt to each player = tricks per round; default 10"),
+    "max_rounds": (int, "round cap (not in the rulebook: games that hit it are counted); default 50"),
+}
+
+
+@dataclass(frozen=True)
+class Setup:
+    players: int
+    target: int
+    track_cap: int
+    track_bonus: int
+    infected_3: tuple
+    infected_4: tuple
+    colours_3: tuple | None
+    swap: bool
+    hand_size: int
+    max_rounds: int
+    rules: np.ndarray
+    masks: np.ndarray  # uint64[5]: the four colours and every infected card
+
+    @property
+    def infected_values(self) -> tuple:
+        return self.infected_3 if self.players == 3 else self.infected_4
+
+    @staticmethod
+    def card_name(card: int) -> str:
+        card = int(card)
+        if card >= FIRST_INFECTED:
+            return f"infected-{card - FIRST_INFECTED}"
+        return f"{COLOUR_NAMES[card // 8]}-{card % 8 + 1}"
+
+
+def _values(key: str, values) -> tuple:
+    if (not isinstance(values, list) or len(set(values)) != len(values)
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 7 for v in values)):
+        raise BalanceError(f"variant '{key}' must list distinct infected values 0-7 (8 is the swap card), "
+                           f"not {values!r}")
+    return tuple(sorted(values))
+
+
+def _colours(values) -> tuple:
+    out = []
+    for v in values:
+        if isinstance(v, str) and v.strip().lower() in COLOUR_NAMES:
+            out.append(COLOUR_NAMES.index(v.strip().lower()))
+        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 3:
+            out.append(v)
+        else:
+            out = []
+            break
+    if len(out) != 3 or len(set(out)) != 3:
+        raise BalanceError(f"variant 'colours_3' must name 3 distinct colours (0-3 or red, green, yellow, blue), "
+                           f"not {values!r}")
+    return tuple(sorted(out))
+
+
+def make_setup(players: int, settings: dict | None = None) -> Setup:
+    settings = dict(settings or {})
+    if players not in PLAYER_COUNTS:
+        raise BalanceError(f"{TITLE} is for 3 or 4 players, not {players}")
+    bounds = {"target": (1, 1000, 10), "track_cap": (1, 60, 8), "track_bonus": (0, 100, 3),
+              "hand_size": (1, 13, 10), "max_rounds": (1, 1000, 50)}
+    values = {}
+    for key, (low, high, default) in bounds.items():
+        value = settings.get(key, default)
+        if not low <= value <= high:
+            raise BalanceError(f"variant '{key}' must be {low}..{high}, not {value}")
+        values[key] = value
+    infected_3 = _values("infected_3", settings.get("infected_3", [1, 2, 3, 4, 5, 6]))
+    infected_4 = _values("infected_4", settings.get("infected_4", list(range(8))))
+    colours_3 = _colours(settings["colours_3"]) if "colours_3" in settings else None
+    swap = settings.get("swap", True)
+    infected = infected_3 if players == 3 else infected_4
+    deck = 8 * (3 if players == 3 else 4) + len(infected)
+    if players * values["hand_size"] > deck:
+        raise BalanceError(f"{players} hands of {values['hand_size']} need {players * values['hand_size']} cards "
+                           f"but the deck has {deck} (lower 'hand_size' or deal more infected)")
+
+    masks = np.zeros(5, dtype=np.uint64)
+    for c in range(4):
+        masks[c] = np.uint64(0xFF) << np.uint64(8 * c)
+    masks[INFECTED] = np.uint64(0x1FF) << np.uint64(FIRST_INFECTED)
+    rules = np.zeros(N_RULES, dtype=np.int64)
+    rules[R_PLAYERS] = players
+    rules[R_TARGET] = values["target"]
+    rules[R_CAP] = values["track_cap"]
+    rules[R_BONUS] = values["track_bonus"]
+    rules[R_SWAP] = 1 if swap else 0
+    rules[R_HAND] = values["hand_size"]
+    rules[R_MAX_ROUNDS] = values["max_rounds"]
+    rules[R_COLOURS_3] = sum(1 << c for c in colours_3) if colours_3 else 0
+    rules[R_INFECTED] = sum(1 << (FIRST_INFECTED + v) for v in infected)
+    return Setup(players, values["target"], values["track_cap"], values["track_bonus"], infected_3, infected_4,
+                 colours_3, swap, values["hand_size"], values["max_rounds"], rules, masks)

@@ -1,0 +1,385 @@
+"""10 TRICKS LATER as the driver, CLI and tests see it: setup, chunk runs, trick and round logs
+from both engines, replays, scenarios and the game's own balance tables."""
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.bits import mask_to_list
+from simcore.errors import BalanceError
+from simcore.game import Event, Game, Lineup
+from simcore.games import ten_tricks as tt
+
+
+class TenTricks(Game):
+    name = tt.GAME
+    title = tt.TITLE
+    player_counts = tt.PLAYER_COUNTS
+    max_players = tt.MAX_PLAYERS
+    variant_keys = tt.VARIANT_KEYS
+    strategies_module = "strategies.ten_tricks"
+    kernels_module = "simcore.games.ten_tricks_run"
+    events = (
+        Event("capped", "Game hit the round cap (max_rounds)", "game"),
+        Event("attacks", "Trick with an infected card (an attack)", "trick"),
+        Event("infected_leads", "Trick led with an infected card", "trick"),
+        Event("one_as_nine", "Survivor 1 ranked 9 (its colour's 8 in the trick)", "trick"),
+        Event("bonus_taken", "Track at the cap at round end: +3 bonus (per seat-round)", "seat-round"),
+        Event("swaps", "Infected 8 swapped in (per round)", "round"),
+        Event("comeback", "A seat behind after round 1 won (per game going on with someone behind)", "contest"),
+    )
+
+    def build_setup(self, players, variant):
+        return tt.make_setup(players, variant.settings)
+
+    # --- runs --------------------------------------------------------------------
+    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+        p = setup.players
+        # column-major outputs: every row below is one contiguous Parquet column
+        scores = np.empty((p, n), dtype=np.int16)
+        shares = np.empty((p, n), dtype=np.float32)
+        counters = np.empty((tt.N_COUNTERS, n), dtype=np.uint32)
+        status = np.empty(n, dtype=np.int8)
+        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.masks, lineup.ids, lineup.params, scores, shares,
+                                 counters, status)
+        self.check_status(status, lineup, start, seed)
+        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
+        for s in range(p):
+            columns[f"score_{s}"] = scores[s]
+        for s in range(p):
+            columns[f"share_{s}"] = shares[s]
+        for c, name in enumerate(tt.COUNTER_NAMES):
+            small = counters[c].max(initial=0) < 65536
+            columns[name] = counters[c].astype(np.uint16) if small else counters[c]
+        return columns
+
+    def metadata(self, setup) -> dict:
+        return {**super().metadata(setup),
+                "unit_columns": {"round": "rounds", "trick": "tricks", "seat-round": "seat_rounds",
+                                 "contest": "behind_after_1"},
+                "max_rounds": setup.max_rounds}
+
+    # --- the game's own tables --------------------------------------------------------
+    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
+        import polars as pl
+
+        from analysis import stats
+        from analysis.summary import fmt_num_ci, fmt_p, fmt_pct_ci
+
+        needed = ("rounds", "attacks", "survivors_lost", "survivors_taken", "survivors_rescued", "swap_points",
+                  "stayed")
+        if any(c not in frame.collect_schema() for c in needed):
+            return []
+        col = lambda c: pl.col(c).cast(pl.Float64)  # noqa: E731
+        pairs = {"attacks/rounds": ("attacks", "rounds"), "lost/attacks": ("survivors_lost", "attacks"),
+                 "taken/rounds": ("survivors_taken", "rounds"), "rescued/taken": ("survivors_rescued", "survivors_taken"),
+                 "lost/taken": ("survivors_lost", "survivors_taken"),
+                 "left/taken": ("left", "survivors_taken")}
+        base = frame.with_columns(left=col("survivors_taken") - col("survivors_rescued") - col("survivors_lost"))
+        exprs = [pl.len().alias("games"), col("rounds").mean().alias("rounds_mean"),
+                 col("rounds").std().alias("rounds_sd")]
+        for key, (x, y) in pairs.items():
+            exprs += [col(x).sum().alias(f"{key}:x"), col(y).sum().alias(f"{key}:y"),
+                      (col(x) * col(x)).sum().alias(f"{key}:xx"), (col(y) * col(y)).sum().alias(f"{key}:yy"),
+                      (col(x) * col(y)).sum().alias(f"{key}:xy")]
+        for c in ("swaps", "swap_points", "swap_points_sq", "stayed", "stayed_points", "stayed_points_sq"):
+            exprs.append(col(c).sum().alias(c))
+        row = base.select(exprs).collect(engine="streaming").row(0, named=True)
+        games = int(row["games"])
+
+        def ratio(key, percent=False):
+            x, y = row[f"{key}:x"], row[f"{key}:y"]
+            if not y:
+                return "—"
+            interval = stats.ratio_interval(x, y, row[f"{key}:xx"], row[f"{key}:yy"], row[f"{key}:xy"], games,
+                                            confidence)
+            return fmt_pct_ci(x / y, interval) if percent else fmt_num_ci(x / y, interval)
+
+        rounds = fmt_num_ci(row["rounds_mean"], stats.mean_interval(row["rounds_mean"], row["rounds_sd"] or 0.0,
+                                                                   games, confidence))
+        flow = {"title": "Rounds, attacks and survivors",
+                "note": (f"Ratios of totals over {games:,} games, with intervals that treat each game as one "
+                         "sample (the rounds and tricks of a game are not independent). A survivor taken goes "
+                         "to the winner's upper board; it is rescued to the lower board (+1), lost to an attack "
+                         "(-1) or left on the upper board when the round ends (0)."),
+                "headers": ["figure", "value [95% CI]"],
+                "rows": [["rounds per game", rounds],
+                         ["attacks per round", ratio("attacks/rounds")],
+                         ["survivors lost per attack", ratio("lost/attacks")],
+                         ["survivors taken per round", ratio("taken/rounds")],
+                         ["taken survivors rescued %", ratio("rescued/taken", True)],
+                         ["taken survivors lost %", ratio("lost/taken", True)],
+                         ["taken survivors left on the upper board %", ratio("left/taken", True)]]}
+
+        swaps, stayed = row["swaps"], row["stayed"]
+        swap_rows = []
+        means = []
+        for label, n, total, squares in (("took infected 8", swaps, row["swap_points"], row["swap_points_sq"]),
+                                         ("dealt no infected, did not swap", stayed, row["stayed_points"],
+                                          row["stayed_points_sq"])):
+            mean = total / n if n else float("nan")
+            var = (squares - n * mean * mean) / (n - 1) if n > 1 else float("nan")
+            means.append((mean, var, n))
+            swap_rows.append([label, f"{int(n):,}", fmt_num_ci(mean, stats.mean_interval(mean, var ** 0.5 if n > 1
+                                                                                     else float("nan"), int(n),
+                                                                                     confidence))])
+        (m1, v1, n1), (m2, v2, n2) = means
+        diff, interval, p = stats.welch_test(m1, v1, n1, m2, v2, n2, confidence)
+        swap_rows.append(["difference", "", fmt_num_ci(diff, interval) + f"  (p {fmt_p(p)})"])
+        swap = {"title": "Does the swap pay?",
+                "note": ("Round score of the seat that took infected 8 against the other seats that were dealt "
+                         "no infected and so could have swapped, in the same rounds; Welch test, one round "
+                         "score per seat-round (rounds of one game are treated as independent)."),
+                "headers": ["seat-rounds", "count", "mean round score [95% CI]"],
+                "rows": swap_rows}
+
+        length = (frame.group_by("rounds").agg(n=pl.len(), seat0=pl.col("share_0").cast(pl.Float64).sum())
+                  .sort("rounds").collect(engine="streaming"))
+        length_rows = [[str(r["rounds"]), f"{r['n']:,}",
+                        fmt_pct_ci(r["n"] / games, stats.wilson_interval(r["n"], games, confidence)),
+                        fmt_pct_ci(r["seat0"] / r["n"], stats.wilson_interval(r["seat0"], r["n"], confidence))]
+                       for r in length.iter_rows(named=True)]
+        lengths = {"title": "Game length",
+                   "note": f"Rounds played until a total reached the target (or the round cap), {games:,} games.",
+                   "headers": ["rounds", "games", "share % [95% CI]", "seat 0 win share % [95% CI]"],
+                   "rows": length_rows}
+        return [flow, swap, lengths]
+
+    # --- logs ------------------------------------------------------------------------
+    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
+        indices = np.asarray(indices, dtype=np.int64)
+        k = len(indices)
+        logs = np.full((k, setup.max_rounds * setup.hand_size, tt.LOG_WIDTH), -9, dtype=np.int64)
+        round_logs = np.full((k, setup.max_rounds, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
+        scores = np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64)
+        shares = np.zeros((k, tt.MAX_PLAYERS), dtype=np.float64)
+        counters = np.zeros((k, tt.N_COUNTERS), dtype=np.int64)
+        uppers = np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64)
+        status = np.zeros(k, dtype=np.int8)
+        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.masks, lineup.ids, lineup.params, logs,
+                                        round_logs, scores, shares, counters, uppers, status)
+        self.check_status(status, lineup, indices, seed)
+        return [self._log_dict(setup, logs[g], round_logs[g], scores[g], shares[g], counters[g], uppers[g])
+                for g in range(k)]
+
+    def _log_dict(self, setup, log, round_log, scores, shares, counters, uppers) -> dict:
+        p = setup.players
+        name = setup.card_name
+        names = lambda mask: [name(c) for c in mask_to_list(mask)]  # noqa: E731
+        tricks = []
+        for row in log:
+            if row[tt.L_ROUND] < 0:
+                break
+            leader = int(row[tt.L_LEADER])
+            tricks.append({
+                "round": int(row[tt.L_ROUND]), "trick": int(row[tt.L_TRICK]), "leader": leader,
+                "plays": [[(leader + i) % p, name(row[tt.L_PLAYS + i])] for i in range(p)],
+                "winner": int(row[tt.L_WINNER]), "infected": bool(row[tt.L_LEVEL] >= 0),
+                "level": max(int(row[tt.L_LEVEL]), 0), "lost": names(row[tt.L_LOST]),
+                "rescued": [names(row[tt.L_RESCUED + s]) for s in range(p)],
+                "tracks": [int(row[tt.L_TRACKS + s]) for s in range(p)],
+                "upper": [names(row[tt.L_UPPER + s]) for s in range(p)],
+                "lower": [names(row[tt.L_LOWER + s]) for s in range(p)]})
+        rounds = []
+        for row in round_log:
+            if row[tt.G_ROUND] < 0:
+                break
+            done = row[tt.G_SCORES] != -9
+            swap_seat = int(row[tt.G_SWAP_SEAT])
+            rounds.append({
+                "round": int(row[tt.G_ROUND]), "removed_colour": int(row[tt.G_REMOVED]),
+                "hands": [names(row[tt.G_HANDS + s]) for s in range(p)],
+                "swap_offers": mask_to_list(row[tt.G_OFFERS]),
+                "swap": [swap_seat, name(row[tt.G_SWAP_CARD])] if swap_seat >= 0 else None,
+                "leader": int(row[tt.G_LEADER]),
+                "round_scores": [int(row[tt.G_SCORES + s]) for s in range(p)] if done else [],
+                "totals_after": [int(row[tt.G_TOTALS + s]) for s in range(p)] if done else [],
+                "tracks_end": [int(row[tt.G_TRACKS + s]) for s in range(p)] if done else [],
+                "lost_counts": [int(row[tt.G_LOST + s]) for s in range(p)] if done else []})
+        shares = [float(x) for x in shares[:p]]
+        ids = {"cards": [int(row[tt.L_PLAYS + i]) for row in log if row[tt.L_ROUND] >= 0 for i in range(p)]}
+        return {"game": self.name, "players": p, "rounds": rounds, "tricks": tricks,
+                "totals": [int(x) for x in scores[:p]], "upper_counts": [int(x) for x in uppers[:p]],
+                "shares": shares, "winner": shares.index(1.0) if 1.0 in shares else -1,
+                "capped": bool(counters[tt.C_CAPPED]),
+                "counters": {n: int(counters[c]) for c, n in enumerate(tt.COUNTER_NAMES[:tt.N_REFERENCE_COUNTERS])},
+                "ids": ids}
+
+    def reference_game(self, setup, seed: int, index: int):
+        """Game ``index`` played at random by the reference engine (what bench times)."""
+        from simcore.reference import ten_tricks as ref
+
+        return ref.play_game(reference_rules(setup), seed, index)
+
+    # --- scenarios --------------------------------------------------------------------------
+    def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
+        """Scripted hands, swaps, cards and tie-settling leaders (docs/scenarios.md, 10 TRICKS
+        LATER section) through both engines: the reference checks and plays the script, the
+        compiled engine replays the same hands and decisions and must reach the same tricks,
+        boards, tracks and scores."""
+        from simcore.reference import ten_tricks as ref
+        from simcore.scenarios import field
+
+        setup = self.scenario_setup(data, where, {"start_totals", "start_round", "rounds"})
+        field(data, "rounds", list, where)
+        try:
+            record = ref.play_scenario(reference_rules(setup), data)
+        except BalanceError as exc:
+            raise BalanceError(f"{where}: {exc}") from None
+        reference = record_dict(setup, record)
+        p = setup.players
+        deal_rows, script = [], []
+        for r in record.rounds:
+            row = [0] * tt.MAX_PLAYERS
+            for s in range(p):
+                row[s] = sum(1 << c for c in r.hands[s])
+            deal_rows.append(row)
+            if setup.swap:
+                for s in range(p):
+                    if not any(c >= tt.FIRST_INFECTED for c in r.hands[s]):
+                        script.append(r.swap[1] if r.swap and r.swap[0] == s else -2)
+            script += [card for t in r.tricks for _, card in t.plays]
+        start_totals = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
+        start_totals[:p] = data.get("start_totals") or [0] * p
+        first_round = int(data.get("start_round", 0))
+        tricks = sum(len(r.tricks) for r in record.rounds)
+        trick_limit = -1 if record.finished else tricks
+        log = np.full((max(tricks, 1), tt.LOG_WIDTH), -9, dtype=np.int64)
+        round_log = np.full((max(len(record.rounds), 1), tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
+        scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
+        shares = np.zeros(tt.MAX_PLAYERS, dtype=np.float64)
+        counters = np.zeros(tt.N_COUNTERS, dtype=np.int64)
+        uppers = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
+        lineup = self.lineup("random", p)
+        status = lineup.kernels.play_scenario(
+            setup.rules, setup.masks, lineup.ids, lineup.params, start_totals, first_round, len(record.rounds),
+            trick_limit, np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
+            np.array(script, dtype=np.int64), np.array([r.leader for r in record.rounds], dtype=np.int64), log,
+            round_log, scores, shares, counters, uppers)
+        compiled = self._log_dict(setup, log, round_log, scores, shares, counters, uppers)
+        if not record.finished:  # no winner yet
+            compiled.update(shares=[0.0] * p, winner=-1, capped=False)
+        compiled.pop("ids")
+        reference.pop("ids")
+        if status == -2 or compiled != {**reference, "game": self.name}:
+            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
+                               "(a bug: please report it with this file)")
+        compiled.update(engines_agree=True, finished=record.finished, start_totals=start_totals[:p].tolist())
+        return compiled
+
+    @staticmethod
+    def expectations(log: dict) -> dict:
+        """What a scenario's "expect" block may check."""
+        return {"totals": log["totals"], "shares": log["shares"], "winner": log["winner"],
+                "capped": log["capped"], "upper_counts": log["upper_counts"],
+                "leaders": [r["leader"] for r in log["rounds"]],
+                "round_scores": [r["round_scores"] for r in log["rounds"]],
+                "swaps": [r["swap"] for r in log["rounds"]],
+                "winners": [t["winner"] for t in log["tricks"]],
+                "levels": [t["level"] for t in log["tricks"]],
+                "lost": [t["lost"] for t in log["tricks"]],
+                "rescued": [t["rescued"] for t in log["tricks"]],
+                "tracks": [t["tracks"] for t in log["tricks"]],
+                "upper": [t["upper"] for t in log["tricks"]],
+                "lower": [t["lower"] for t in log["tricks"]],
+                "counters": log["counters"]}
+
+    def format_log(self, log: dict) -> str:
+        p = log["players"]
+        lines = [f"{self.title}, {p} players"
+                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
+                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        tricks = iter(log["tricks"])
+        pending = next(tricks, None)
+        for r in log["rounds"]:
+            removed = (f" (without {tt.COLOUR_NAMES[r['removed_colour']]})" if r["removed_colour"] >= 0 else "")
+            lines.append(f"round {r['round'] + 1}{removed}")
+            for s in range(p):
+                lines.append(f"  seat {s} hand: {' '.join(r['hands'][s])}")
+            if r["swap"]:
+                lines.append(f"  seat {r['swap'][0]} swaps {r['swap'][1]} for infected-8"
+                             + (f" (offers from seats {r['swap_offers']})" if len(r["swap_offers"]) > 1 else ""))
+            lines.append(f"  seat {r['leader']} leads")
+            while pending is not None and pending["round"] == r["round"]:
+                t = pending
+                played = "  ".join(f"{s}:{c}" for s, c in t["plays"])
+                attack = (f"; attack level {t['level']}" + (f", loses {' '.join(t['lost'])}" if t["lost"] else "")
+                          if t["infected"] else "")
+                rescued = "".join(f"; seat {s} rescues {' '.join(m)}" for s, m in enumerate(t["rescued"]) if m)
+                lines.append(f"  trick {t['trick'] + 1}: {played} -> seat {t['winner']}{attack}{rescued}")
+                lines.append(f"    tracks {t['tracks']}  upper {[len(u) for u in t['upper']]}  "
+                             f"lower {[len(lo) for lo in t['lower']]}")
+                pending = next(tricks, None)
+            if r["round_scores"]:
+                lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}  "
+                             f"(tracks {r['tracks_end']}, lost {r['lost_counts']})")
+        lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["totals"]))
+                     + (" (round cap hit)" if log["capped"] else ""))
+        winners = [s for s, x in enumerate(log["shares"]) if x > 0]
+        if winners:
+            lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
+                                       "shared by seats " + ", ".join(map(str, winners))))
+        else:
+            lines.append("(the scripted tricks end before the game does)")
+        return "\n".join(lines)
+
+
+def reference_rules(setup):
+    from simcore.reference import ten_tricks as ref
+
+    return ref.Rules(players=setup.players, target=setup.target, track_cap=setup.track_cap,
+                     track_bonus=setup.track_bonus, infected_3=setup.infected_3, infected_4=setup.infected_4,
+                     colours_3=setup.colours_3, swap=setup.swap, hand_size=setup.hand_size,
+                     max_rounds=setup.max_rounds)
+
+
+def record_dict(setup, record) -> dict:
+    """A reference GameRecord in the compiled log's shape."""
+    name = setup.card_name
+    names = lambda cards: [name(c) for c in sorted(cards)]  # noqa: E731
+    p = record.players
+    rounds = [{"round": r.round, "removed_colour": r.removed_colour, "hands": [names(h) for h in r.hands],
+               "swap_offers": list(r.swap_offers), "swap": [r.swap[0], name(r.swap[1])] if r.swap else None,
+               "leader": r.leader, "round_scores": list(r.round_scores), "totals_after": list(r.totals_after),
+               "tracks_end": list(r.tracks_end), "lost_counts": list(r.lost_counts)} for r in record.rounds]
+    tricks = [{"round": t.round, "trick": t.trick, "leader": t.leader, "plays": [[s, name(c)] for s, c in t.plays],
+               "winner": t.winner, "infected": t.infected, "level": t.level, "lost": names(t.lost),
+               "rescued": [names(m) for m in t.rescued], "tracks": list(t.tracks),
+               "upper": [names(u) for u in t.upper], "lower": [names(lo) for lo in t.lower]}
+              for r in record.rounds for t in r.tricks]
+    return {"game": tt.GAME, "players": p, "rounds": rounds, "tricks": tricks, "totals": list(record.totals),
+            "upper_counts": list(record.upper_counts), "shares": [float(x) for x in record.shares],
+            "winner": record.winner, "capped": record.capped, "counters": dict(record.counters),
+            "ids": {}}
+
+
+class _Replay:
+    """Replays a compiled log's decisions through the reference (which checks each one): swap
+    answers by seat and round, cards in play order."""
+
+    def __init__(self, log: dict):
+        self.swaps = {(r["round"], r["swap"][0]): r["swap"][1] for r in log["rounds"] if r["swap"]}
+        self.cards = list(log["ids"]["cards"])
+        self.offers = {(r["round"], s) for r in log["rounds"] for s in r["swap_offers"]}
+
+    def swap(self, view, seat, hand):
+        from simcore.reference import ten_tricks as ref
+
+        key = (view.round, seat)
+        if key in self.swaps:
+            return ref.parse_card(self.swaps[key])
+        if key in self.offers:  # offered but another seat was drawn: any held card offers
+            return sorted(hand)[0]
+        return None
+
+    def play(self, view, seat, hand, legal):
+        return self.cards.pop(0) if self.cards else None
+
+
+def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
+    """The reference engine's game ``index`` in the compiled log's shape: random play from the
+    same streams, or (``decisions_from``) the decisions of a compiled log replayed and checked."""
+    from simcore.reference import ten_tricks as ref
+
+    decider = _Replay(decisions_from) if decisions_from is not None else None
+    record = ref.play_game(reference_rules(setup), seed, index, decider)
+    return record_dict(setup, record)

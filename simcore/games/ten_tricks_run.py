@@ -1,0 +1,459 @@
+"""10 TRICKS LATER: the round loop that asks the strategies (compiled).
+
+Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
+``play_many_logged`` (full trick and round logs: replays and the differential test) and
+``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
+stream in the order documented in simcore/reference/ten_tricks.py; ``random`` draws from PLAY.
+"""
+import importlib
+
+import numpy as np
+from numba import prange
+
+from simcore.bits import bit, has, kth_index, popcount
+from simcore.games.ten_tricks import (
+    C_ATTACKS, C_BONUS, C_CAPPED, C_COMEBACK, C_CONTEST, C_INFECTED_LEADS, C_LOST, C_ONE_AS_NINE, C_RESCUED,
+    C_ROUNDS, C_SEAT_ROUNDS, C_STAYED, C_STAYED_POINTS, C_STAYED_SQUARES, C_SWAP_POINTS, C_SWAP_SQUARES, C_SWAPS,
+    C_TAKEN, C_TRICKS, FIRST_INFECTED, G_HANDS, G_LEADER, G_LOST, G_OFFERS, G_REMOVED, G_ROUND, G_SCORES,
+    G_SWAP_CARD, G_SWAP_SEAT, G_TOTALS, G_TRACKS, INFECTED, L_LEADER, L_LEVEL, L_LOST, L_LOWER, L_PLAYS,
+    L_RESCUED, L_ROUND, L_TRACKS, L_TRICK, L_UPPER, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_CAP,
+    R_COLOURS_3, R_HAND, R_INFECTED, R_MAX_ROUNDS, R_PLAYERS, R_SWAP, R_TARGET, ROUND_LOG_WIDTH, SAME_NUMBER,
+    SWAP_CARD, T_DECK, T_LEADER, T_LOST, T_LOWER, T_PLAYED, T_PLAYS, T_ROUND, T_SEEN, T_SWAP_SEAT, T_TOTAL,
+    T_TRACK, T_TRICK, T_UNLOCKED, T_UPPER, TABLE_WIDTH, legal_mask, low_survivors, rescue, round_score,
+    winning_position,
+)
+from simcore.jit import kernel
+from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+
+strategy = globals().get("__strategies__") or importlib.import_module("strategies.ten_tricks")
+choose_swap = strategy.choose_swap
+choose_play = strategy.choose_play
+
+BLOCK = 256
+FINISHED = -1
+STRATEGY_BROKE_RULES = -2
+UNFINISHED = -3  # a scenario's script ended before the game did
+NO_OFFER = -2    # a scripted swap answer: this seat does not offer
+# slots of the per-block ``work`` array (no allocation per game)
+W_CURSOR, W_DEAL_CURSOR = 0, 1
+W_OFFER = 2                           # per seat: the card offered for infected 8
+W_FIRST = W_OFFER + MAX_PLAYERS       # per seat: the total after round 1 (the comeback figure)
+WORK_WIDTH = W_FIRST + MAX_PLAYERS
+SURVIVORS = np.uint64(0xFFFFFFFF)
+
+
+@kernel(globals())
+def deal(hands, rules, streams, order, deal_script, work, table):
+    """``hand_size`` cards each: the next scripted deal, or this round's deck (at 3 players
+    without fixed colours one colour is drawn out first) shuffled by Fisher-Yates from DEAL,
+    seat s getting positions hand*s..hand*s+hand-1.  Returns the colour drawn out, or -1."""
+    n_players = rules[R_PLAYERS]
+    size = rules[R_HAND]
+    removed = -1
+    colours = 15
+    scripted_deal = work[W_DEAL_CURSOR] < deal_script.shape[0]
+    if scripted_deal:
+        used = 0
+        for s in range(n_players):
+            hands[s] = np.uint64(deal_script[work[W_DEAL_CURSOR], s])
+            for c in range(4):
+                if (hands[s] >> np.uint64(8 * c)) & np.uint64(0xFF):
+                    used |= 1 << c
+        work[W_DEAL_CURSOR] += 1
+        if n_players == 3 and rules[R_COLOURS_3] == 0 and popcount(np.uint64(used)) == 3:
+            removed = kth_index(np.uint64(15 & ~used), 0)
+    if n_players == 3:
+        if rules[R_COLOURS_3] != 0:
+            colours = rules[R_COLOURS_3]
+        elif scripted_deal:
+            colours = 15 if removed < 0 else 15 & ~(1 << removed)
+        else:
+            removed = below(streams, DEAL, 4)  # anew every round (L1)
+            colours = 15 & ~(1 << removed)
+    deck = np.uint64(rules[R_INFECTED])
+    n = 0
+    for c in range(4):
+        if (colours >> c) & 1:
+            for k in range(8):
+                order[n] = 8 * c + k
+                n += 1
+            deck |= np.uint64(0xFF) << np.uint64(8 * c)
+    table[T_DECK] = np.int64(deck)  # what a strategy may count on being in play this round
+    if scripted_deal:
+        return removed
+    m = np.uint64(rules[R_INFECTED])
+    while m:
+        order[n] = kth_index(m, 0)
+        m &= m - np.uint64(1)
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = below(streams, DEAL, i + 1)
+        order[i], order[j] = order[j], order[i]
+    for s in range(n_players):
+        hand = np.uint64(0)
+        for k in range(size):
+            hand |= bit(order[s * size + k])
+        hands[s] = hand
+    return removed
+
+
+@kernel(globals(), inline="always")
+def scripted(script, work):
+    """The next scripted decision, or -1 when the script is used up (then the strategy decides)."""
+    if work[W_CURSOR] < script.shape[0]:
+        work[W_CURSOR] += 1
+        return script[work[W_CURSOR] - 1]
+    return -1
+
+
+@kernel(globals())
+def offer_swaps(rules, masks, strategies, params, streams, table, hands, counters, script, work):
+    """【ゲームの準備】②: seats dealt no infected may offer a card for infected 8; one offer is
+    taken (drawn from DEAL among several).  Returns (offers mask, eligible mask, swap seat or -1,
+    card given up), or offers = -1 when a strategy broke the rules."""
+    n_players = rules[R_PLAYERS]
+    offers = 0
+    eligible = 0
+    if rules[R_SWAP] == 0:
+        return 0, 0, -1, -1
+    for s in range(n_players):
+        if hands[s] & masks[INFECTED]:
+            continue
+        eligible |= 1 << s
+        card = scripted(script, work)
+        if card == -1:
+            card = choose_swap(strategies[s], params, s, hands[s], table, rules, masks, streams)
+        elif card == NO_OFFER:
+            card = -1
+        if card == -1:
+            continue
+        if card < 0 or card >= FIRST_INFECTED or not has(hands[s], card):
+            return -1, 0, -1, -1
+        offers |= 1 << s
+        work[W_OFFER + s] = card
+    k = popcount(np.uint64(offers))
+    if k == 0:
+        return offers, eligible, -1, -1
+    seat = kth_index(np.uint64(offers), below(streams, DEAL, k) if k > 1 else 0)
+    card = work[W_OFFER + seat]
+    hands[seat] = (hands[seat] & ~bit(card)) | bit(SWAP_CARD)
+    counters[C_SWAPS] += 1
+    return offers, eligible, seat, card
+
+
+@kernel(globals())
+def play_rounds(rules, masks, strategies, params, streams, table, hands, order, counters, log, round_log,
+                deal_script, script, leader_script, work, first_round, round_limit, trick_limit):
+    """Rounds from ``first_round`` until the game ends; returns the status.
+
+    Scenarios pass scripts (deals, every decision in the order asked, and the leaders that settle
+    ties) and stop after ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's
+    games pass none and draw everything from the streams."""
+    n_players = rules[R_PLAYERS]
+    size = rules[R_HAND]
+    cap = rules[R_CAP]
+    work[W_CURSOR] = 0
+    work[W_DEAL_CURSOR] = 0
+    tricks_done = 0
+    leader = 0  # RULINGS.md: seat 0 leads round 0
+    if first_round > 0:
+        leader = leader_script[0]
+    for rnd in range(first_round, rules[R_MAX_ROUNDS]):
+        k_round = rnd - first_round
+        if k_round >= round_limit:
+            return UNFINISHED
+        # 【ゲームの準備】③④ every round: empty boards and piles, tracks at 0, infected locked
+        table[T_ROUND] = rnd
+        table[T_UNLOCKED] = 0
+        table[T_SEEN] = 0
+        table[T_SWAP_SEAT] = -1
+        for s in range(n_players):
+            table[T_UPPER + s] = 0
+            table[T_LOWER + s] = 0
+            table[T_TRACK + s] = 0
+            table[T_LOST + s] = 0
+        counters[C_ROUNDS] += 1
+        removed = deal(hands, rules, streams, order, deal_script, work, table)
+        if k_round < round_log.shape[0]:
+            round_log[k_round, G_ROUND] = rnd
+            round_log[k_round, G_REMOVED] = removed
+            round_log[k_round, G_LEADER] = leader
+            for s in range(n_players):
+                round_log[k_round, G_HANDS + s] = np.int64(hands[s])
+        offers, eligible, swap_seat, swap_card = offer_swaps(rules, masks, strategies, params, streams, table,
+                                                             hands, counters, script, work)
+        if offers < 0:
+            return STRATEGY_BROKE_RULES
+        table[T_SWAP_SEAT] = swap_seat
+        if k_round < round_log.shape[0]:
+            round_log[k_round, G_OFFERS] = offers
+            round_log[k_round, G_SWAP_SEAT] = swap_seat
+            round_log[k_round, G_SWAP_CARD] = swap_card
+
+        for trick in range(size):
+            if tricks_done == trick_limit:
+                return UNFINISHED
+            table[T_TRICK] = trick
+            table[T_LEADER] = leader
+            table[T_PLAYED] = 0
+            row = tricks_done if tricks_done < log.shape[0] else -1
+            cards = np.uint64(0)
+            any_infected = False
+            lead = -1
+            # ①カードのプレイ: the leader, then clockwise
+            for position in range(n_players):
+                seat = leader + position
+                if seat >= n_players:
+                    seat -= n_players
+                hand = hands[seat]
+                legal = legal_mask(hand, lead, table[T_UNLOCKED], masks)
+                card = scripted(script, work)
+                if card < 0:
+                    card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, masks, streams)
+                if card < 0 or card > SWAP_CARD or not has(legal, card):
+                    return STRATEGY_BROKE_RULES
+                table[T_PLAYS + position] = card
+                table[T_PLAYED] = position + 1
+                hands[seat] = hand & ~bit(card)
+                cards |= bit(card)
+                table[T_SEEN] |= np.int64(bit(card))
+                if position == 0:
+                    lead = card
+                if card >= FIRST_INFECTED:
+                    any_infected = True
+                    table[T_UNLOCKED] = 1
+                if row >= 0:
+                    log[row, L_PLAYS + position] = card
+            if lead >= FIRST_INFECTED:
+                counters[C_INFECTED_LEADS] += 1
+            if (cards & (cards >> np.uint64(7))) & SAME_NUMBER:  # a 1 with its colour's 8: ranked 9
+                counters[C_ONE_AS_NINE] += 1
+            # ②勝敗の判定
+            w = winning_position(table, T_PLAYS, n_players, cards, any_infected)
+            winner = leader + w
+            if winner >= n_players:
+                winner -= n_players
+            # ③感染者の襲撃: the winner's upper board loses every survivor up to the level
+            level = -1
+            lost = np.uint64(0)
+            if any_infected:
+                level = 0
+                for position in range(n_players):
+                    if table[T_PLAYS + position] >= FIRST_INFECTED:
+                        level += table[T_PLAYS + position] - FIRST_INFECTED
+                upper = np.uint64(table[T_UPPER + winner])
+                lost = upper & low_survivors(level)
+                table[T_UPPER + winner] = np.int64(upper & ~lost)
+                table[T_LOST + winner] += popcount(lost)
+                table[T_TRACK + winner] = 0
+                counters[C_ATTACKS] += 1
+                counters[C_LOST] += popcount(lost)
+            # ④生存者の救出: the winner takes the survivors; losers' tracks rise unless past the cap
+            survivors = cards & SURVIVORS
+            table[T_UPPER + winner] |= np.int64(survivors)
+            counters[C_TAKEN] += popcount(survivors)
+            for position in range(n_players):
+                seat = leader + position
+                if seat >= n_players:
+                    seat -= n_players
+                if seat != winner:
+                    card = table[T_PLAYS + position]
+                    step = card - FIRST_INFECTED if card >= FIRST_INFECTED else (card & 7) + 1
+                    if table[T_TRACK + seat] + step <= cap:
+                        table[T_TRACK + seat] += step
+            for s in range(n_players):
+                moved, left = rescue(np.uint64(table[T_UPPER + s]), table[T_TRACK + s])
+                if moved:
+                    table[T_UPPER + s] &= ~np.int64(moved)
+                    table[T_LOWER + s] |= np.int64(moved)
+                    table[T_TRACK + s] = left
+                    counters[C_RESCUED] += popcount(moved)
+                if row >= 0:
+                    log[row, L_RESCUED + s] = np.int64(moved)
+            counters[C_TRICKS] += 1
+            if row >= 0:
+                log[row, L_ROUND] = rnd
+                log[row, L_TRICK] = trick
+                log[row, L_LEADER] = leader
+                log[row, L_WINNER] = winner
+                log[row, L_LEVEL] = level
+                log[row, L_LOST] = np.int64(lost)
+                for s in range(n_players):
+                    log[row, L_TRACKS + s] = table[T_TRACK + s]
+                    log[row, L_UPPER + s] = table[T_UPPER + s]
+                    log[row, L_LOWER + s] = table[T_LOWER + s]
+            tricks_done += 1
+            leader = winner  # the winner leads the next trick
+            for position in range(n_players):
+                table[T_PLAYS + position] = -1
+
+        # 【ラウンドの終了】
+        lowest = 1 << 30
+        for s in range(n_players):
+            points = round_score(table[T_LOWER + s], table[T_TRACK + s], table[T_LOST + s], rules)
+            if table[T_TRACK + s] == cap:
+                counters[C_BONUS] += 1
+            table[T_TOTAL + s] += points
+            lowest = min(lowest, points)
+            # does the swap pay?  the swapper's round score against the other seats dealt no infected
+            if s == swap_seat:
+                counters[C_SWAP_POINTS] += points
+                counters[C_SWAP_SQUARES] += points * points
+            elif (eligible >> s) & 1:
+                counters[C_STAYED] += 1
+                counters[C_STAYED_POINTS] += points
+                counters[C_STAYED_SQUARES] += points * points
+            work[W_OFFER + s] = points  # this round's score (the offers are done with)
+            if k_round < round_log.shape[0]:
+                round_log[k_round, G_SCORES + s] = points
+                round_log[k_round, G_TOTALS + s] = table[T_TOTAL + s]
+                round_log[k_round, G_TRACKS + s] = table[T_TRACK + s]
+                round_log[k_round, G_LOST + s] = table[T_LOST + s]
+        counters[C_SEAT_ROUNDS] += n_players
+        best = 0
+        for s in range(n_players):
+            best = max(best, table[T_TOTAL + s])
+        if best >= rules[R_TARGET]:  # 累計が10点に到達
+            return FINISHED
+        if rnd + 1 >= rules[R_MAX_ROUNDS]:
+            counters[C_CAPPED] = 1  # the round cap (not in the rulebook)
+            return FINISHED
+        if rnd == 0:  # who is behind after round 1 (the comeback figure)
+            behind = False
+            for s in range(n_players):
+                work[W_FIRST + s] = table[T_TOTAL + s]
+                behind = behind or table[T_TOTAL + s] < best
+            counters[C_CONTEST] = 1 if behind else 0
+        # next leader: the lowest round score; ties at random (or as the scenario says)
+        tied = 0
+        for s in range(n_players):
+            if work[W_OFFER + s] == lowest:
+                tied |= 1 << s
+        k = popcount(np.uint64(tied))
+        if k == 1:
+            leader = kth_index(np.uint64(tied), 0)
+        elif k_round + 1 < leader_script.shape[0] and leader_script[k_round + 1] >= 0:
+            leader = leader_script[k_round + 1]
+            if (tied >> leader) & 1 == 0:
+                return STRATEGY_BROKE_RULES
+        else:
+            leader = kth_index(np.uint64(tied), below(streams, DEAL, k))
+    return FINISHED  # first_round was already past the round cap
+
+
+@kernel(globals())
+def final_standing(table, rules, counters, work, shares):
+    """Highest total; tie -> more survivors on the upper board (end of the last round); still
+    tied -> shared.  Also settles the comeback figure (a seat behind after round 1 won)."""
+    n_players = rules[R_PLAYERS]
+    best = -1
+    for s in range(n_players):
+        best = max(best, table[T_TOTAL + s])
+    most = -1
+    for s in range(n_players):
+        if table[T_TOTAL + s] == best:
+            most = max(most, popcount(np.uint64(table[T_UPPER + s])))
+    tied = 0
+    for s in range(n_players):
+        shares[s] = 0.0
+        if table[T_TOTAL + s] == best and popcount(np.uint64(table[T_UPPER + s])) == most:
+            tied += 1
+    first_best = 0
+    for s in range(n_players):
+        first_best = max(first_best, work[W_FIRST + s])
+    counters[C_COMEBACK] = 0
+    for s in range(n_players):
+        if table[T_TOTAL + s] == best and popcount(np.uint64(table[T_UPPER + s])) == most:
+            shares[s] = 1.0 / tied
+            if counters[C_CONTEST] and work[W_FIRST + s] < first_best:
+                counters[C_COMEBACK] = 1
+
+
+@kernel(globals())
+def play_game(seed, index, rules, masks, strategies, params, streams, table, hands, order, counters, shares, log,
+              round_log, no_deals, no_script, work):
+    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+    seed_streams(streams, seed, index)
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    for s in range(MAX_PLAYERS):
+        table[T_TOTAL + s] = 0
+        table[T_PLAYS + s] = -1
+    status = play_rounds(rules, masks, strategies, params, streams, table, hands, order, counters, log, round_log,
+                         no_deals, no_script, no_script, work, 0, 1 << 30, -1)
+    final_standing(table, rules, counters, work, shares)
+    return status
+
+
+@kernel(globals(), parallel=True)
+def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+              status_out):
+    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
+    randomness depends only on (seed, game index) and it writes only its own row, so the result
+    is the same for any thread count or chunking."""
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        streams = np.empty(N_STREAMS, dtype=np.uint64)
+        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        order = np.empty(48, dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
+        no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+        no_script = np.empty(0, dtype=np.int64)
+        work = np.zeros(WORK_WIDTH, dtype=np.int64)
+        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+            status_out[g] = play_game(seed, start + g, rules, masks, strategies, params, streams, table, hands,
+                                      order, counters, shares, log, round_log, no_deals, no_script, work)
+            for s in range(n_players):  # outputs are column-major: each row is a Parquet column
+                scores_out[s, g] = table[T_TOTAL + s]
+                shares_out[s, g] = shares[s]
+            for c in range(N_COUNTERS):
+                counters_out[c, g] = counters[c]
+
+
+@kernel(globals())
+def play_many_logged(seed, indices, rules, masks, strategies, params, logs, round_logs, scores, shares, counters,
+                     uppers, status):
+    """Logged games for replays and tests: arrays gain a leading game axis; ``uppers[k, s]`` is
+    seat s's upper-board count at the end (the tie-break)."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    order = np.empty(48, dtype=np.int64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    for k in range(indices.shape[0]):
+        status[k] = play_game(seed, indices[k], rules, masks, strategies, params, streams, table, hands, order,
+                              counters[k], shares[k], logs[k], round_logs[k], no_deals, no_script, work)
+        for s in range(rules[R_PLAYERS]):
+            scores[k, s] = table[T_TOTAL + s]
+            uppers[k, s] = popcount(np.uint64(table[T_UPPER + s]))
+
+
+@kernel(globals())
+def play_scenario(rules, masks, strategies, params, start_totals, first_round, round_limit, trick_limit,
+                  deal_script, script, leader_script, log, round_log, scores, shares, counters, uppers):
+    """Scripted deals, swaps, cards and tie-settling leaders from a given position (``balance
+    play``); returns the status."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seed_streams(streams, 0, 0)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    order = np.empty(48, dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    for s in range(MAX_PLAYERS):
+        table[T_PLAYS + s] = -1
+    for s in range(rules[R_PLAYERS]):
+        table[T_TOTAL + s] = start_totals[s]
+    status = play_rounds(rules, masks, strategies, params, streams, table, hands, order, counters, log, round_log,
+                         deal_script, script, leader_script, work, first_round, round_limit, trick_limit)
+    final_standing(table, rules, counters, work, shares)
+    for s in range(rules[R_PLAYERS]):
+        scores[s] = table[T_TOTAL + s]
+        uppers[s] = popcount(np.uint64(table[T_UPPER + s]))
+    return status
