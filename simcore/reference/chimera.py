@@ -72,8 +72,8 @@ COUNTER_KEYS = (
     "crystals_taken",     # crystals taken from the supply
     "crystals_missed",    # winning fields with a crystal card when the supply was empty
     "conversions",        # negative grimoires turned positive by a crystal at scoring
-    "passed_wins",        # a follower lost although one of its legal moves would have won (C15)
-    "deliberate_losses",  # a passed win followed by winning the next trick of the round (C15)
+    "passed_wins",        # a follower lost although one of its legal moves would have won (C11)
+    "deliberate_losses",  # a passed win followed by winning the next trick of the round (C11)
 )
 
 
@@ -152,7 +152,7 @@ class Rules:
 
     「ゲームの準備」: the tricks per round T = min(G, D // N) (G grimoires, D familiars); the
     familiars left over (D - N*T) and the grimoires left over (G - T) are boxed for the whole
-    game: 4 familiars at 3 players, 2 grimoires at 4 players by default (C3)."""
+    game: 4 familiars at 3 players, 2 grimoires at 4 players by default (C2)."""
 
     players: int
     suits: int = 4                        # S, C, H, D: the first ``suits`` of them
@@ -162,7 +162,7 @@ class Rules:
     grimoires: tuple = DEFAULT_GRIMOIRES  # grimoire values, ids 0..G-1 in this order
     crystals: int = 8                     # the supply (「選択ルール」 クリスタル枯渇！: 4)
     rounds: int | None = None             # None: one round per player (短期決戦: 1)
-    winner_leads: bool = True             # False: the leader's left-hand neighbour leads next (C5)
+    winner_leads: bool = True             # False: the seat after the leader leads next (C4)
 
     def __post_init__(self):
         if not _whole(self.players) or self.players not in PLAYERS:
@@ -405,7 +405,7 @@ class _Table:
 class TableView:
     """The public table at the moment of a decision (read-only; read it during the call).  Every
     card on a sheet was played face up, so whole stacks are shown; grimoires taken are face down
-    but were seen when taken, so they are shown too (C12).  Other hands are hidden."""
+    but were seen when taken, so they are shown too (C9).  Other hands are hidden."""
 
     __slots__ = ("_table",)
 
@@ -511,7 +511,7 @@ def _per_seat(decider, players: int) -> list[Decider]:
 
 
 def _play_trick(rules: Rules, table: _Table, deciders, counters, passed_before: set) -> tuple[TrickRecord, set]:
-    """Plays one trick; returns its record and the seats that passed up a win in it (C15)."""
+    """Plays one trick; returns its record and the seats that passed up a win in it (C11)."""
     n = rules.players
     table.plays, table.lead_suit = [], None
     had: dict[int, tuple] = {}                             # seat → (sheet before, legal moves)
@@ -549,7 +549,7 @@ def _play_trick(rules: Rules, table: _Table, deciders, counters, passed_before: 
     if len(tops) == 2:
         counters["sum_wins" if suit(tops[0]) == suit(tops[1]) else "chimera_wins"] += 1
 
-    # Passed wins (C15): a follower that lost although one of its legal moves would have won,
+    # Passed wins (C11): a follower that lost although one of its legal moves would have won,
     # every other play unchanged; a deliberate loss when that seat wins the next trick.
     passed = set()
     for pos, (seat, _, _) in enumerate(table.plays):
@@ -622,7 +622,7 @@ class _Game:
             table.trick = trick
             trick_record, passed = _play_trick(rules, table, self.deciders, self.counters, passed)
             record.tricks.append(trick_record)
-            # the winner leads the next trick (C5); variant: the leader's left-hand neighbour
+            # the winner leads the next trick (C4); variant: the seat after the leader
             table.leader = trick_record.winner if rules.winner_leads else (table.leader + 1) % n
         for seat in range(n):
             self.grimoires_held[seat] += len(table.taken[seat])
