@@ -198,7 +198,7 @@ class TenTricks(Game):
         shares = [float(x) for x in shares[:p]]
         ids = {"cards": [int(row[tt.L_PLAYS + i]) for row in log if row[tt.L_ROUND] >= 0 for i in range(p)]}
         return {"game": self.name, "players": p, "rounds": rounds, "tricks": tricks,
-                "totals": [int(x) for x in scores[:p]], "upper_counts": [int(x) for x in uppers[:p]],
+                "scores": [int(x) for x in scores[:p]], "upper_counts": [int(x) for x in uppers[:p]],
                 "shares": shares, "winner": shares.index(1.0) if 1.0 in shares else -1,
                 "capped": bool(counters[tt.C_CAPPED]),
                 "counters": {n: int(counters[c]) for c, n in enumerate(tt.COUNTER_NAMES[:tt.N_REFERENCE_COUNTERS])},
@@ -269,7 +269,7 @@ class TenTricks(Game):
     @staticmethod
     def expectations(log: dict) -> dict:
         """What a scenario's "expect" block may check."""
-        return {"totals": log["totals"], "shares": log["shares"], "winner": log["winner"],
+        return {"totals": log["scores"], "shares": log["shares"], "winner": log["winner"],
                 "capped": log["capped"], "upper_counts": log["upper_counts"],
                 "leaders": [r["leader"] for r in log["rounds"]],
                 "round_scores": [r["round_scores"] for r in log["rounds"]],
@@ -312,7 +312,7 @@ class TenTricks(Game):
             if r["round_scores"]:
                 lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}  "
                              f"(tracks {r['tracks_end']}, lost {r['lost_counts']})")
-        lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["totals"]))
+        lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"]))
                      + (" (round cap hit)" if log["capped"] else ""))
         winners = [s for s, x in enumerate(log["shares"]) if x > 0]
         if winners:
@@ -346,7 +346,7 @@ def record_dict(setup, record) -> dict:
                "rescued": [names(m) for m in t.rescued], "tracks": list(t.tracks),
                "upper": [names(u) for u in t.upper], "lower": [names(lo) for lo in t.lower]}
               for r in record.rounds for t in r.tricks]
-    return {"game": tt.GAME, "players": p, "rounds": rounds, "tricks": tricks, "totals": list(record.totals),
+    return {"game": tt.GAME, "players": p, "rounds": rounds, "tricks": tricks, "scores": list(record.totals),
             "upper_counts": list(record.upper_counts), "shares": [float(x) for x in record.shares],
             "winner": record.winner, "capped": record.capped, "counters": dict(record.counters),
             "ids": {}}

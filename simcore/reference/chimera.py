@@ -459,16 +459,16 @@ def _as_move(move):
 
 def _refusal(rules: Rules, view: TableView, seat: int, hand, sheet, moves, move) -> IllegalMove | None:
     """None if ``move`` may be played now; else the IllegalMove saying why."""
+    checked = _as_move(move)
+    if checked is not None and checked in moves:
+        return None
     where = f"round {view.round}, trick {view.trick}, seat {seat}"
     allowed = f"; allowed: {', '.join(move_name(m) for m in moves)}"
     if move is None:
         return IllegalMove(view.round, view.trick, seat, move, f"{where}: no move given (script exhausted)")
-    checked = _as_move(move)
     if checked is None:
         return IllegalMove(view.round, view.trick, seat, move,
                            f"{where}: {move!r} is not a move (card id 0-{CARD_IDS - 1}, slot 0|1){allowed}")
-    if checked in moves:
-        return None
     card, slot = checked
     name, lead = move_name(checked), view.lead_suit
     if card not in hand:

@@ -1,0 +1,250 @@
+"""10 TRICKS LATER: compiled kernel against the plain-Python reference, game for game (hands,
+swaps, every card, winners, attacks, boards, tracks, rescues, scores, leaders, the round cap);
+the figures' own tallies against the reference's records; the strategies; the command line."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import balance
+from simcore.game import get_game
+from simcore.games import ten_tricks as tt
+from simcore.games.ten_tricks_api import reference_log, reference_rules
+from simcore.reference import ten_tricks as ref
+
+DIFFERENTIAL_GAMES = 20_000
+SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("ten-tricks-*.json"))
+CHECKED_SCENARIOS = [p for p in SCENARIOS if "expect" in json.loads(p.read_text())]
+
+
+@pytest.fixture(scope="module")
+def game():
+    return get_game("ten-tricks")
+
+
+def _compare(kernel: dict, reference: dict, index: int) -> None:
+    kernel, reference = dict(kernel), dict(reference)
+    kernel.pop("ids")
+    reference.pop("ids")
+    for a, b in zip(kernel["rounds"], reference["rounds"]):
+        assert a == b, f"game {index}, round {a['round']}:\n kernel    {a}\n reference {b}"
+    for a, b in zip(kernel["tricks"], reference["tricks"]):
+        assert a == b, f"game {index}, round {a['round']} trick {a['trick']}:\n kernel    {a}\n reference {b}"
+    assert kernel == reference, f"game {index}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_kernel_matches_reference_on_random_games(game, players):
+    setup = game.setup(players, game.variant())
+    logs = game.kernel_logs(setup, game.lineup("random", players), 500 + players, range(DIFFERENTIAL_GAMES))
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 500 + players, index), index)
+    total = {key: sum(log["counters"][key] for log in logs) for key in logs[0]["counters"]}
+    # every rule was exercised many times over
+    assert min(total.values()) > 1000, total
+    ties = sum(len(set(r["round_scores"])) < players for log in logs for r in log["rounds"][:-1])
+    shared = sum(log["winner"] == -1 for log in logs)
+    assert ties > 1000 and shared > 20, (ties, shared)
+
+
+@pytest.mark.parametrize("players,lineup", [(3, "heuristic,greedy,random"), (4, "greedy,heuristic,random,heuristic")])
+def test_reference_replays_strategy_decisions(game, players, lineup):
+    """The oracle replays and checks every decision the compiled strategies made."""
+    setup = game.setup(players, game.variant())
+    logs = game.kernel_logs(setup, game.lineup(lineup, players), 77, range(2000))
+    swaps = sum(log["counters"]["swaps"] for log in logs)
+    assert swaps > 100  # greedy always offers, random on a coin
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 77, index, decisions_from=log), index)
+
+
+@pytest.mark.parametrize("players,settings", [
+    (4, {"target": 6, "track_cap": 6, "track_bonus": 5, "infected_4": [0, 2, 4, 6, 7], "hand_size": 9}),
+    (3, {"colours_3": ["green", "blue", "red"], "infected_3": [0, 7], "swap": False, "hand_size": 8}),
+    (4, {"hand_size": 6, "max_rounds": 2, "target": 30}),
+    (3, {"infected_3": [0, 1, 2, 3, 4, 5, 6, 7], "max_rounds": 4}),  # 2 cards out of each round
+])
+def test_kernel_matches_reference_under_variants(game, players, settings):
+    setup = game.setup(players, game.variant(overrides=settings))
+    logs = game.kernel_logs(setup, game.lineup("random", players), 9, range(1500))
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 9, index), index)
+    if setup.max_rounds <= 4:
+        assert any(log["capped"] for log in logs)
+
+
+def _tallies(record, players: int, swap_rule: bool) -> dict:
+    """The figures' own counters, recomputed from a reference GameRecord."""
+    out = dict.fromkeys(("survivors_taken", "seat_rounds", "swap_points", "swap_points_sq", "stayed",
+                         "stayed_points", "stayed_points_sq", "behind_after_1", "comeback"), 0)
+    for r in record.rounds:
+        out["survivors_taken"] += sum(not ref.is_infected(c) for t in r.tricks for _, c in t.plays)
+        out["seat_rounds"] += players
+        for s in range(players):
+            points = r.round_scores[s]
+            if r.swap and r.swap[0] == s:
+                out["swap_points"] += points
+                out["swap_points_sq"] += points * points
+            elif swap_rule and not any(ref.is_infected(c) for c in r.hands[s]):
+                out["stayed"] += 1
+                out["stayed_points"] += points
+                out["stayed_points_sq"] += points * points
+    first = record.rounds[0].totals_after
+    if len(record.rounds) > 1 and min(first) < max(first):
+        out["behind_after_1"] = 1
+        out["comeback"] = int(any(record.shares[s] > 0 and first[s] < max(first) for s in range(players)))
+    return out
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_figure_tallies_match_the_reference_records(game, players):
+    setup = game.setup(players, game.variant())
+    columns = game.run_chunk(setup, game.lineup("random", players), 21, 0, 3000)
+    rules = reference_rules(setup)
+    for index in range(3000):
+        record = ref.play_game(rules, 21, index)
+        expected = _tallies(record, players, True)
+        got = {key: int(columns[key][index]) for key in expected}
+        assert got == expected, index
+        assert int(columns["rounds"][index]) == record.counters["rounds"]
+        assert [int(columns[f"score_{s}"][index]) for s in range(players)] == record.totals
+        assert [float(columns[f"share_{s}"][index]) for s in range(players)] == pytest.approx(record.shares)
+
+
+def test_heuristic_beats_random_clearly(game):
+    """Measured over 200,000 games: 58.3% at 4 players and 73.0% at 3 (fair: 25% / 33.3%); against
+    three greedy players 44.4% at 4."""
+    for players, floor in ((3, 0.60), (4, 0.48)):
+        setup = game.setup(players, game.variant())
+        lineup = game.lineup(",".join(["heuristic"] + ["random"] * (players - 1)), players)
+        columns = game.run_chunk(setup, lineup, 1, 0, 20_000)
+        assert float(np.mean(columns["share_0"])) > floor, players
+    setup = game.setup(4, game.variant())
+    columns = game.run_chunk(setup, game.lineup("heuristic,greedy,greedy,greedy", 4), 1, 0, 20_000)
+    assert float(np.mean(columns["share_0"])) > 0.35
+
+
+def test_boards_and_scores_are_consistent(game):
+    """Cards are conserved each round; the lower boards only grow; shares go to the top totals
+    and, among those, the fullest upper boards."""
+    setup = game.setup(4, game.variant())
+    for log in game.kernel_logs(setup, game.lineup("heuristic,random,greedy,random", 4), 4, range(1500)):
+        assert abs(sum(log["shares"]) - 1) < 1e-9
+        for r in log["rounds"]:
+            tricks = [t for t in log["tricks"] if t["round"] == r["round"]]
+            played = sorted(c for t in tricks for _, c in t["plays"])
+            dealt = sorted(c for h in r["hands"] for c in h)
+            if r["swap"]:
+                dealt.remove(r["swap"][1])
+                dealt.append("infected-8")
+            assert played == sorted(dealt)
+            for before, after in zip(tricks, tricks[1:]):
+                assert all(set(a) <= set(b) for a, b in zip(before["lower"], after["lower"]))
+            assert all(0 <= track <= 8 for t in tricks for track in t["tracks"])
+        best = max(log["scores"])
+        top = [s for s in range(4) if log["scores"][s] == best]
+        most = max(log["upper_counts"][s] for s in top)
+        assert [s for s in range(4) if log["shares"][s] > 0] == [s for s in top if log["upper_counts"][s] == most]
+        assert best >= 10 or log["capped"]
+
+
+# --- command line ---------------------------------------------------------------------------
+
+def test_simulate_summary_report_and_replay(tmp_path):
+    run = tmp_path / "tt.parquet"
+    code, out, err = balance("simulate", "ten-tricks", "-p", 4, "-n", 20_000, "-q", "--out", run,
+                             "--strategies", "heuristic,random,random,random")
+    assert code == 0, err
+    for title in ("Rounds, attacks and survivors", "Does the swap pay?", "Game length", "+3 bonus"):
+        assert title in out, title
+    code, out, err = balance("report", run, "--out", tmp_path / "r")
+    assert code == 0, err
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "Does the swap pay?" in html and "survivors lost per attack" in html
+    code, out, err = balance("replay", "ten-tricks", "--run", run, "--index", 5)
+    assert code == 0, err
+    assert "matches row 5" in out and "leads" in out
+
+
+def test_summary_rates_use_exact_unit_totals(tmp_path):
+    run = tmp_path / "tt.parquet"
+    assert balance("simulate", "ten-tricks", "-p", 3, "-n", 5000, "-q", "--out", run)[0] == 0
+    from analysis.summary import load, summarize
+
+    frame, meta = load(run)
+    summary = summarize(frame, meta)
+    events = {e["column"]: e for e in summary["events"]}
+    assert events["bonus_taken"]["trials"] == frame.select("seat_rounds").sum().collect().item()
+    assert events["attacks"]["trials"] == frame.select("tricks").sum().collect().item()
+    assert events["comeback"]["rate_method"] == "wilson" and 0.1 < events["comeback"]["rate"] < 0.7
+    flow = summary["figures"][0]
+    assert flow["rows"][0][0] == "rounds per game"
+    percentages = [float(row[1].split()[0]) for row in flow["rows"][4:]]
+    assert sum(percentages) == pytest.approx(100, abs=0.05)  # rescued + lost + left = every survivor taken
+
+
+def test_a_scenario_for_every_rule():
+    names = {p.stem for p in SCENARIOS}
+    wanted = {"lead-restriction", "illegal-infected-lead", "follow-exactly-one", "no-infected-winner",
+              "one-as-nine", "infected-ties", "attack", "attack-level-zero", "track-cap", "rescue-order",
+              "round-scoring", "next-leader", "next-leader-tie", "end-tiebreak", "round-cap", "swap",
+              "three-players", "multi-round-target"}
+    assert {f"ten-tricks-{w}" for w in wanted} <= names, sorted({f"ten-tricks-{w}" for w in wanted} - names)
+
+
+@pytest.mark.parametrize("path", CHECKED_SCENARIOS, ids=[p.stem for p in CHECKED_SCENARIOS])
+def test_play_ten_tricks_scenario(path):
+    code, out, err = balance("play", path)
+    assert code == 0, err
+    assert "compiled and reference engines agree" in out and "EXPECTATION FAILED" not in out
+    log = json.loads(balance("play", path, "--json")[1])
+    assert log["engines_agree"] and log["expect_failures"] == []
+
+
+def test_bad_scenarios_and_variants(tmp_path):
+    base = {"game": "ten-tricks", "players": 4, "variant": {"hand_size": 1},
+            "rounds": [{"hands": [["red-3"], ["red-5"], ["green-8"], ["infected-2"]],
+                        "tricks": [["red-3", "red-5", "green-8", "infected-2"]]}]}
+    first = base["rounds"][0]
+    cases = {
+        "unknown card": ({**base, "rounds": [{**first, "tricks": [["red-3", "red-5", "green-9", "infected-2"]]}]},
+                         "green-9"),
+        "unknown key": ({**base, "round": []}, "unknown key 'round'"),
+        "card not held": ({**base, "rounds": [{**first, "tricks": [["red-5", "red-3", "green-8", "infected-2"]]}]},
+                          "red-5"),
+        "infected 8 dealt": ({**base, "rounds": [{**first, "hands": [["red-3"], ["red-5"], ["green-8"],
+                                                                     ["infected-8"]]}]}, "infected-8"),
+        "bad players": ({**base, "players": 5}, "players"),
+        "bad variant value": ({**base, "variant": {"track_cap": 0}}, "track_cap"),
+    }
+    for name, (data, fragment) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        code, out, err = balance("play", path)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (name, err)
+    variant = tmp_path / "v.toml"
+    for text, fragment in [('game = "ten-tricks"\nhand_size = 12\n', "cards"),
+                           ('game = "ten-tricks"\ntarget = 0\n', "target"),
+                           ('game = "ten-tricks"\ninfected_4 = [1, 8]\n', "infected_4"),
+                           ('game = "ten-tricks"\ncolours_3 = ["red", "red", "blue"]\n', "colours_3"),
+                           ('game = "ten-tricks"\nswap = "no"\n', "swap"),
+                           ('game = "ten-tricks"\ntrack_size = 9\n', "unknown key 'track_size'"),
+                           ('game = "triatri"\ntarget = 9\n', "triatri")]:
+        variant.write_text(text)
+        out_file = tmp_path / "never.parquet"
+        code, out, err = balance("simulate", "ten-tricks", "-p", 4, "-n", 10, "-q", "--variant", variant,
+                                 "--out", out_file)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
+        assert not out_file.exists()
+
+
+def test_variant_file_changes_the_game(tmp_path):
+    variant = tmp_path / "long.toml"
+    variant.write_text('game = "ten-tricks"\nname = "to 15"\ntarget = 15\nswap = false\n')
+    code, out, err = balance("simulate", "ten-tricks", "-p", 4, "-n", 3000, "-q", "--variant", variant, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    events = {e["column"]: e for e in summary["events"]}
+    assert summary["variant"]["name"] == "to 15" and events["swaps"]["total"] == 0
+    assert min(s["mean_score"] for s in summary["seats"]) > 11
