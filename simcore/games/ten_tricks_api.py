@@ -147,6 +147,12 @@ class TenTricks(Game):
     # --- logs ------------------------------------------------------------------------
     def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
         indices = np.asarray(indices, dtype=np.int64)
+        out = []
+        for first in range(0, len(indices), 1000):  # a log has room for max_rounds full rounds: batch it
+            out += self._logged_batch(setup, lineup, seed, indices[first:first + 1000])
+        return out
+
+    def _logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
         k = len(indices)
         logs = np.full((k, setup.max_rounds * setup.hand_size, tt.LOG_WIDTH), -9, dtype=np.int64)
         round_logs = np.full((k, setup.max_rounds, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
