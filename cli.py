@@ -64,7 +64,9 @@ def games():
 def simulate(
     game: GameArg,
     players: PlayersOpt = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Number of games.")] = 100_000,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", help="Number of games (default 100,000); with --precision the most to play "
+                              "(default 50,000,000).")] = None,
     seed: SeedOpt = 1,
     strategies: StrategiesOpt = None,
     variant: VariantOpt = None,
@@ -75,6 +77,9 @@ def simulate(
     chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk (memory stays flat).")] = 1 << 18,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    precision: Annotated[Optional[float], typer.Option(
+        "--precision", help="Keep simulating until every seat's 95% interval of win share is at most this wide "
+                            "either side (0.005 = 0.5 percentage points); --games is then the cap.")] = None,
 ):
     """Simulate GAME and print seat win shares, first-player advantage and rule-event rates."""
     from analysis.summary import format_summary, summarize, summary_json
@@ -84,20 +89,31 @@ def simulate(
 
     import polars as pl
 
+    if games is None:
+        games = 50_000_000 if precision is not None else 100_000
     g, v, setup = _game_and_setup(game, players, variant, deals)
     lineup = g.lineup(strategies, players, plugin or ())
     with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
         # without --out the rows still go to a (temporary) file, so memory stays flat
         target = out if out is not None else Path(scratch) / "run.parquet"
         result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
-                           progress=not quiet and not as_json)
+                           progress=not quiet and not as_json, precision=precision)
         summary = summarize(pl.scan_parquet(result.path), result.meta)
+    games = result.meta["games"]
     summary["seconds"] = result.meta["seconds"]
     summary["games_per_second"] = round(games / max(result.seconds, 1e-9))
+    if precision is not None:
+        summary["precision"] = result.meta["precision"]
     if as_json:
         typer.echo(summary_json(summary))
     else:
         typer.echo(format_summary(summary).rstrip("\n"))
+        if precision is not None:
+            how = summary["precision"]
+            widest = 100 * how["widest_half_width"]
+            typer.echo(f"\nprecision: every seat's 95% interval within ±{100 * precision:.2g} pp "
+                       + (f"after {games:,} games (widest ±{widest:.3f} pp)" if how["reached"] else
+                          f"NOT reached within the cap of {games:,} games (widest ±{widest:.3f} pp; raise --games)"))
         typer.echo(f"\n{games:,} games in {result.seconds:.2f} s ({summary['games_per_second']:,} games/s)"
                    + (f"; rows written to {out}" if out else ""))
 

@@ -77,10 +77,38 @@ def run_metadata(game, setup, lineup, variant, seed: int, games: int) -> dict:
     }
 
 
+PRECISION_FIRST = 10_000  # the first --precision checkpoint; later ones are about 25% apart
+
+
+def precision_checkpoints(cap: int) -> list[int]:
+    """Game counts at which ``--precision`` checks the intervals: 10,000, then each about 25%
+    more (rounded to 10,000), up to ``cap``.  They depend on nothing else, so a precision run
+    stops after the same games for any chunk size or thread count."""
+    points, n = [], PRECISION_FIRST
+    while n < cap:
+        points.append(n)
+        n += max(PRECISION_FIRST, round(n / 4 / PRECISION_FIRST) * PRECISION_FIRST)
+    return points + [cap]
+
+
+def widest_half_width(wins: list[float], games: int) -> float:
+    """The largest half-width of the seats' 95% Wilson intervals of win share."""
+    from analysis.stats import wilson_interval
+
+    return max((high - low) / 2 for low, high in (wilson_interval(w, games) for w in wins))
+
+
 def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size: int = DEFAULT_CHUNK,
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
-              keep_frame: bool | None = None) -> RunResult:
-    """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them."""
+              keep_frame: bool | None = None, precision: float | None = None) -> RunResult:
+    """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them.
+
+    With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
+    stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval
+    of win share has a half-width of at most ``precision``; ``meta["precision"]`` says how it
+    went."""
+    if precision is not None and not 0 < precision < 0.5:
+        raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
         raise BalanceError(f"--games must be at least 1, not {games}")
     if chunk_size < 1:
@@ -103,15 +131,31 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     started = time.perf_counter()
     previous = _terminate_as_interrupt()
     try:
+        stops = precision_checkpoints(games) if precision is not None else [games]
+        wins = [0.0] * setup.players
+        done = 0
         with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
-            for k, start in enumerate(range(0, games, chunk_size)):
-                n = min(chunk_size, games - start)
-                frame = pl.DataFrame(game.run_chunk(setup, lineup, seed, start, n))
-                if tmpdir is not None:
-                    frame.write_parquet(tmpdir / f"part-{k:06d}.parquet", compression="lz4", statistics=False)  # fast; the final file is zstd
-                if keep_frame:
-                    frames.append(frame)
-                advance(n)
+            for stop in stops:
+                while done < stop:  # chunks never cross a checkpoint
+                    n = min(chunk_size, stop - done)
+                    frame = pl.DataFrame(game.run_chunk(setup, lineup, seed, done, n))
+                    if tmpdir is not None:
+                        # fast; the final file is zstd
+                        frame.write_parquet(tmpdir / f"part-{done:019d}.parquet", compression="lz4",
+                                            statistics=False)
+                    if keep_frame:
+                        frames.append(frame)
+                    if precision is not None:
+                        wins = [w + float(frame[f"share_{s}"].sum()) for s, w in enumerate(wins)]
+                    done += n
+                    advance(n)
+                if precision is not None and widest_half_width(wins, done) <= precision:
+                    break
+        if precision is not None:
+            widest = widest_half_width(wins, done)
+            meta["games"] = done
+            meta["precision"] = {"target": precision, "reached": widest <= precision, "widest_half_width": widest,
+                                 "cap": games}
         seconds = time.perf_counter() - started
         meta["seconds"] = round(seconds, 3)
         meta.update(game.finish_run(setup))
