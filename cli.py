@@ -119,6 +119,25 @@ def simulate(
 
 
 @app.command()
+def book(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for index.html and one report per game and player count.")] = Path("reports/book"),
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per game and player count.")] = 100_000,
+    seed: SeedOpt = 1,
+    strong: Annotated[bool, typer.Option("--strong", help="Every seat plays the game's strongest built-in strategy (default: the default strategy).")] = False,
+    only: Annotated[Optional[list[str]], typer.Option("--game", help="Only this game (repeatable; default: every game).")] = None,
+    threads: ThreadsOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+):
+    """Every game at every player count: one report each and an index.html with an overview table."""
+    from analysis.book import OVERVIEW_HEADERS, write_book
+
+    path, rows = write_book(out, games, seed, strong, threads, progress=not quiet, only=only)
+    for row in rows:
+        typer.echo("  ".join(f"{h}: {c}" for h, c in zip(OVERVIEW_HEADERS[:7], row[:7])))
+    typer.echo(f"book written: {path / 'index.html'} and {path / 'index.md'}")
+
+
+@app.command()
 def report(
     runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.",
                                                metavar="RUN...")],

@@ -63,6 +63,15 @@ class Table:
     rows: list[list[str]]
 
 
+class Link(str):
+    """A table cell that links to ``href`` (a relative path); it reads as its text."""
+
+    def __new__(cls, text: str, href: str):
+        cell = super().__new__(cls, text)
+        cell.href = href
+        return cell
+
+
 @dataclass
 class Image:
     filename: str
@@ -229,7 +238,15 @@ def build(runs: list[Run]) -> tuple[list, dict]:
 # --------------------------------------------------------------------------------------------
 
 def _md_cell(text: str) -> str:
+    if isinstance(text, Link):
+        return f"[{text.replace('|', '/')}]({text.href})"
     return text.replace("|", "\\|")
+
+
+def _html_cell(text: str) -> str:
+    if isinstance(text, Link):
+        return f'<a href="{html.escape(text.href)}">{html.escape(text)}</a>'
+    return html.escape(text)
 
 
 def render_markdown(blocks: list) -> str:
@@ -284,7 +301,7 @@ def render_html(blocks: list, title: str) -> str:
                         + "".join(f"<li>{esc(i)}</li>" for i in block.items) + "</ul></div>")
         elif isinstance(block, Table):
             head = "".join(f"<th>{esc(h)}</th>" for h in block.headers)
-            rows = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+            rows = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>" for row in block.rows)
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         elif isinstance(block, Image):
             data = base64.b64encode(block.png).decode("ascii")

@@ -1,0 +1,115 @@
+"""The balance book: every game at every player count, one report each, and an index page with
+a one-table overview (first-player advantage, seat-equality test, game length, the main
+rule-event rates) and a chart of first-player advantage across the games.
+
+A game added to ``simcore.game.GAMES`` appears here with no change to this file: everything is
+read from the game's class (player counts, strategies, events) and from its run's summary.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from analysis.summary import fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp, summarize
+from simcore.errors import BalanceError
+
+MAIN_EVENTS = 3  # rule events shown per row of the overview
+
+
+def _rounds(frame: pl.LazyFrame, meta: dict, confidence: float) -> str:
+    """Rounds per game with its interval, where the game has rounds."""
+    from analysis import stats
+
+    if "rounds" in frame.collect_schema():
+        row = frame.select(m=pl.col("rounds").cast(pl.Float64).mean(), s=pl.col("rounds").cast(pl.Float64).std(),
+                           n=pl.len()).collect().row(0, named=True)
+        return fmt_num_ci(row["m"], stats.mean_interval(row["m"], row["s"] or 0.0, row["n"], confidence))
+    if isinstance(meta.get("rounds_per_game"), (int, float)):
+        return f"{meta['rounds_per_game']:.2f}"
+    return "—"
+
+
+def overview_row(summary: dict, rounds: str, link: str) -> list[str]:
+    fpa = summary["first_player_advantage"]
+    test = summary["seat_balance"]
+    events = [e for e in summary["events"] if e["rate"] is not None][:MAIN_EVENTS]
+    rates = "; ".join(f"{e['label']} ({e['per']}): {fmt_pct_ci(e['rate'], e['rate_ci'])}" for e in events)
+    return [summary["title"], str(summary["players"]), f"{summary['games']:,}", ",".join(dict.fromkeys(summary["strategies"])),
+            fmt_pp(fpa["pp"], fpa["ci_pp"]), fmt_p(test["p_value"]) if test else "—", rounds, rates or "—", link]
+
+
+OVERVIEW_HEADERS = ["game", "players", "games", "strategies", "first-player advantage [95% CI]",
+                    "seat equality p", "rounds per game [95% CI]", "main rule events, rate % [95% CI]", "report"]
+
+
+def fpa_chart(summaries: list[dict]) -> bytes:
+    """First-player advantage with its interval, one row per game and player count."""
+    from matplotlib.figure import Figure
+
+    from analysis.charts import _png
+
+    labels = [f"{s['title']}, {s['players']}p" for s in summaries]
+    values = [s["first_player_advantage"]["pp"] for s in summaries]
+    lows = [v - s["first_player_advantage"]["ci_pp"][0] for v, s in zip(values, summaries)]
+    highs = [s["first_player_advantage"]["ci_pp"][1] - v for v, s in zip(values, summaries)]
+    figure = Figure(figsize=(8, 0.45 * len(summaries) + 1.6))
+    axes = figure.add_subplot()
+    y = list(range(len(summaries)))[::-1]
+    axes.errorbar(values, y, xerr=[lows, highs], fmt="o", color="#4c78a8", ecolor="#4c78a8", capsize=3)
+    axes.axvline(0, color="#888", linewidth=1)
+    axes.set_yticks(y, labels)
+    axes.set_xlabel("seat 0 win share minus the fair share (percentage points), 95% interval")
+    axes.set_title("First-player advantage by game and player count")
+    figure.tight_layout()
+    return _png(figure)
+
+
+def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong: bool = False,
+               threads: int | None = None, progress: bool = True, only: list[str] | None = None,
+               confidence: float = 0.95) -> tuple[Path, list[list[str]]]:
+    """Run every game (or ``only`` these) at every player count, write ``<game>-<N>p/report.html``
+    for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows)."""
+    from analysis.report import Heading, Image, Link, Paragraph, Table, write_blocks, write_report
+    from simcore.driver import check_output_path, run_games
+    from simcore.game import game_names, get_game
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BalanceError(f"{out_dir} exists and is not a directory")
+    names = only or game_names()
+    for name in names:
+        get_game(name)  # unknown names fail before anything runs
+    runs_dir = out_dir / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    check_output_path(runs_dir / "probe.parquet")
+    rows, summaries = [], []
+    for name in names:
+        game = get_game(name)
+        for players in game.player_counts:
+            setup = game.setup(players, game.variant())
+            lineup = game.lineup(game.strong_strategy if strong else None, players)
+            slug = f"{name}-{players}p"
+            result = run_games(game, setup, lineup, game.variant(), seed, games, threads=threads,
+                               out=runs_dir / f"{slug}.parquet", progress=progress)
+            frame = pl.scan_parquet(result.path)
+            summary = summarize(frame, result.meta, confidence)
+            write_report([result.path], out_dir / slug)
+            summaries.append(summary)
+            rows.append(overview_row(summary, _rounds(frame, result.meta, confidence),
+                                     Link(f"{slug}/report.html", f"{slug}/report.html")))
+    strategy = "each game's strongest built-in strategy in every seat" if strong else "each game's default strategy"
+    blocks = [Heading(1, "Balance book"),
+              Paragraph(f"Every game at every player count, {games:,} games each, seed {seed}, {strategy}. "
+                        "Seat 0 plays first; first-player advantage is seat 0's win share minus 1/N, with its "
+                        "95% Wilson interval; the seat-equality p-value is a chi-square test of equal seat "
+                        "shares. Each row links to the full report."),
+              Table(OVERVIEW_HEADERS, rows),
+              Image("first-player-advantage.png", "First-player advantage by game and player count, with 95% "
+                    "intervals", fpa_chart(summaries))]
+    assumed = sorted({note for s in summaries for note in s["assumed"]})
+    if assumed:
+        blocks.insert(1, Paragraph("ASSUMED game data (not confirmed) behind some rows: " + "; ".join(assumed)))
+    write_blocks(blocks, {"overview": {"headers": OVERVIEW_HEADERS, "rows": rows}, "runs": summaries}, out_dir,
+                 stem="index")
+    return out_dir, rows

@@ -1,0 +1,36 @@
+"""`balance book`: one report per game and player count, and an index that links them with an
+overview table and a first-player-advantage chart."""
+import json
+import re
+
+from conftest import balance
+from simcore.game import get_game
+
+
+def test_book_links_a_report_per_player_count(tmp_path):
+    out = tmp_path / "book"
+    code, text, err = balance("book", "--out", out, "-n", 3000, "-q", "--game", "ten-tricks", "--game", "triatri")
+    assert code == 0, err
+    html = (out / "index.html").read_text()
+    links = re.findall(r'<a href="([^"]+)">', html)
+    expected = [f"{name}-{p}p/report.html" for name in ("ten-tricks", "triatri")
+                for p in get_game(name).player_counts]
+    assert links == expected
+    for link in links:
+        assert (out / link).is_file() and (out / link).with_name("report.md").is_file()
+    assert 'src="data:image/png;base64,' in html and "First-player advantage" in html
+    document = json.loads((out / "summary.json").read_text())
+    rows = document["overview"]["rows"]
+    assert [row[1] for row in rows] == ["3", "4", "2", "3", "4"] and all(row[2] == "3,000" for row in rows)
+    # the overview's advantage and rounds come from the runs' own summaries
+    for row, summary in zip(rows, document["runs"]):
+        assert row[4].endswith("]") and " pp [" in row[4] and summary["games"] == 3000
+        assert re.match(r"^\d+\.\d+ \[\d+\.\d+, \d+\.\d+\]$", row[6]), row[6]
+    assert "[ten-tricks-3p/report.html](ten-tricks-3p/report.html)" in (out / "index.md").read_text()
+
+
+def test_book_refuses_an_unknown_game_and_writes_nothing(tmp_path):
+    out = tmp_path / "book"
+    code, text, err = balance("book", "--out", out, "-n", 100, "-q", "--game", "chess")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "unknown game 'chess'" in err
+    assert not out.exists()
