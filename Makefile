@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 # compiled kernels are cached here, keyed by a hash of the engine sources (simcore/__init__.py)
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
-DEMO_GAMES ?= 1000000
+DEMO_GAMES ?= 200000
 
 .PHONY: demo test bench clean
 
@@ -14,14 +14,9 @@ $(BIN)/balance: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	@touch $@
 
-# BIRD & WEATHER at 3, 4 and 5 players, every seat heuristic: is the game fair under skilled play?
+# the balance book: every game at every player count, one report each, reports/book/index.html
 demo: $(BIN)/balance
-	@mkdir -p runs reports
-	@for p in 3 4 5; do \
-	  $(BIN)/balance simulate bird-weather --players $$p --games $(DEMO_GAMES) --seed 1 --strategies heuristic \
-	    --out runs/bird-weather-$${p}p.parquet || exit 1; \
-	  $(BIN)/balance report runs/bird-weather-$${p}p.parquet --out reports/bird-weather-$${p}p || exit 1; \
-	done
+	$(BIN)/balance book --out reports/book --games $(DEMO_GAMES) --seed 1
 
 test: $(BIN)/balance
 	$(BIN)/python -m pytest -q
