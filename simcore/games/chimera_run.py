@@ -1,0 +1,521 @@
+"""Chimera Tricks: the round loop that asks the strategies (compiled).
+
+Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel over blocks of
+games), ``play_many_logged`` (full trick and round logs: replays and the differential test) and
+``play_scenario`` (scripted deal, piles and moves: ``balance play``).  Chance comes from the DEAL
+stream in the order documented in simcore/reference/chimera.py (deck shuffle, then the boxed
+grimoires when some are boxed, then every round's pile); ``random`` draws from PLAY.  Nothing is
+allocated per game: every scratch value lives in the per-block ``work`` and ``table`` arrays.
+"""
+import importlib
+
+import numpy as np
+from numba import prange
+
+from simcore.bits import bit, has, popcount
+from simcore.games.chimera import (
+    C_CANNOT_FOLLOW, C_CHIMERA_WINS, C_CONVERSION_POINTS, C_CONVERSIONS, C_CRYSTALS_MISSED, C_CRYSTALS_TAKEN,
+    C_DELIBERATE, C_FOLLOWER_PLAYS, C_HAND_SQ, C_LEADER_WINS, C_LOSS_THEN_WON, C_LOSSES_NOT_LAST, C_PASSED,
+    C_PASSED_NOT_LAST, C_PLAYS, C_RANK, C_ROUNDS, C_SEAT_ROUNDS, C_STACKED, C_SUM_WINS, C_TENS, C_TRICKS,
+    C_ZEROS, G_CONVERSIONS, G_CRYSTALS, G_DONE, G_HANDS, G_LEADER, G_ORDER, G_ROUND, G_SCORES, G_TOTALS,
+    I_BOXED_FAMILIARS, I_BOXED_GRIMOIRES, I_CRYSTALS_HELD, I_DEAL, I_HAND_SCORES, I_HELD, I_TOTALS, INFO_WIDTH,
+    L_CRYSTAL, L_GRIMOIRE, L_LEAD, L_LEADER, L_LEFT, L_LEGAL, L_MOVES, L_NEXT, L_RANKS, L_ROUND, L_SUITS,
+    L_TRICK, L_WINNER, LOG_WIDTH, M_CRYSTAL, MAX_GRIMOIRES, MAX_PLAYERS, N_COUNTERS, N_IDS, N_SEAT_TALLIES,
+    R_CRYSTALS, R_DECK, R_DECK_SIZE, R_GRIMOIRES, R_PLACED, R_PLAYERS, R_ROUNDS, R_TRICKS, R_VALUES,
+    R_WINNER_LEADS, RANK_BINS, ROUND_LOG_WIDTH, S_CRYSTALS, S_GRIMOIRES, S_VALUE, T_CRYSTALS, T_CRYSTALS_LEFT,
+    T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PILE, T_PLAYED, T_PLAYS, T_RANK, T_ROUND, T_SEEN, T_SHEET, T_SUITS,
+    T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, TABLE_WIDTH, ZERO_TENS, all_if, best_following_rank,
+    field_of, legal_masks, round_score, suit_of,
+)
+from simcore.jit import kernel
+from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+
+strategy = globals().get("__strategies__") or importlib.import_module("strategies.chimera")
+choose_play = strategy.choose_play
+random_play = strategy.random_play
+RANDOM = strategy.RANDOM
+
+BLOCK = 256
+FINISHED = -1
+STRATEGY_BROKE_RULES = -2
+UNFINISHED = -3  # a scenario's script ended before the game did
+# slots of the per-block ``work`` array
+W_CURSOR = 0
+W_DECK = 1                                # the deck shuffle
+W_INPLAY = W_DECK + N_IDS                 # grimoire ids in play, ascending
+W_ORDER = W_INPLAY + MAX_GRIMOIRES        # this round's pile (and the grimoire box shuffle)
+W_START = W_ORDER + MAX_GRIMOIRES         # per seat: the hand at the round's start (mask)
+W_HAND_SCORES = W_START + MAX_PLAYERS     # per dealt hand
+W_CANDIDATE = W_HAND_SCORES + MAX_PLAYERS  # per position: the best following rank its legal moves allowed
+W_LEGAL = W_CANDIDATE + MAX_PLAYERS       # + 2 * position + slot: the legal masks (logged games only)
+W_FOLLOWING = W_LEGAL + 2 * MAX_PLAYERS   # per position: its final field's rank if it holds the lead suit, else -1
+W_LATER = W_FOLLOWING + MAX_PLAYERS       # per position: the highest of those after it
+WORK_WIDTH = W_LATER + MAX_PLAYERS
+
+
+@kernel(globals())
+def deal(rules, streams, hands, work, info):
+    """Draw steps 1-2: shuffle the deck (seat s gets positions T*s..T*s+T-1, the rest is boxed);
+    if more grimoires than tricks, shuffle the grimoire ids and box the last G-T.  The ids in
+    play go to ``work[W_INPLAY:]`` ascending."""
+    n_players = rules[R_PLAYERS]
+    t = rules[R_TRICKS]
+    d = rules[R_DECK_SIZE]
+    for i in range(d):
+        work[W_DECK + i] = rules[R_DECK + i]
+    for i in range(d - 1, 0, -1):
+        j = below(streams, DEAL, i + 1)
+        work[W_DECK + i], work[W_DECK + j] = work[W_DECK + j], work[W_DECK + i]
+    for s in range(n_players):
+        hand = np.uint64(0)
+        for k in range(t):
+            hand |= bit(work[W_DECK + t * s + k])
+        hands[s] = hand
+        info[I_DEAL + s] = np.int64(hand)
+    boxed = np.uint64(0)
+    for i in range(n_players * t, d):
+        boxed |= bit(work[W_DECK + i])
+    info[I_BOXED_FAMILIARS] = np.int64(boxed)
+    g = rules[R_GRIMOIRES]
+    in_play = np.uint64(0)
+    if g > t:
+        for i in range(g):
+            work[W_ORDER + i] = i
+        for i in range(g - 1, 0, -1):
+            j = below(streams, DEAL, i + 1)
+            work[W_ORDER + i], work[W_ORDER + j] = work[W_ORDER + j], work[W_ORDER + i]
+        for i in range(t):
+            in_play |= bit(work[W_ORDER + i])
+    else:
+        for i in range(g):
+            in_play |= bit(i)
+    k = 0
+    boxed = np.uint64(0)
+    for i in range(g):
+        if has(in_play, i):
+            work[W_INPLAY + k] = i
+            k += 1
+        else:
+            boxed |= bit(i)
+    info[I_BOXED_GRIMOIRES] = np.int64(boxed)
+
+
+@kernel(globals(), inline="always")
+def scripted(script, work):
+    """The next scripted move, or -1 when the script is used up (then the strategy decides)."""
+    if work[W_CURSOR] < script.shape[0]:
+        work[W_CURSOR] += 1
+        return script[work[W_CURSOR] - 1]
+    return -1
+
+
+@kernel(globals(), inline="always")
+def flush(counters, n_players, tricks, per_play, per_trick, passes, crystals_taken, crystals_missed):
+    """Unpack play_rounds' register tallies (16-bit fields) into the game's counters."""
+    field = 0xFFFF
+    counters[C_TRICKS] += tricks
+    counters[C_PLAYS] += n_players * tricks
+    counters[C_FOLLOWER_PLAYS] += (n_players - 1) * tricks
+    counters[C_STACKED] += per_play & field
+    counters[C_ZEROS] += ((per_play >> 16) & field) - ((per_play >> 32) & field)
+    counters[C_TENS] += (per_play >> 32) & field
+    counters[C_CANNOT_FOLLOW] += (per_play >> 48) & field
+    counters[C_LEADER_WINS] += per_trick & field
+    counters[C_SUM_WINS] += (per_trick >> 16) & field
+    counters[C_CHIMERA_WINS] += (per_trick >> 32) & field
+    counters[C_DELIBERATE] += (per_trick >> 48) & field
+    counters[C_PASSED] += passes & field
+    counters[C_LOSS_THEN_WON] += (passes >> 16) & field
+    counters[C_PASSED_NOT_LAST] += (passes >> 32) & field
+    counters[C_LOSSES_NOT_LAST] += (n_players - 1) * ((passes >> 48) & field) - ((passes >> 32) & field)
+    counters[C_CRYSTALS_TAKEN] += crystals_taken
+    counters[C_CRYSTALS_MISSED] += crystals_missed
+
+
+@kernel(globals())
+def play_rounds(rules, masks, strategies, params, streams, table, hands, work, counters, seats, log, round_log,
+                script, orders, round_limit, trick_limit, random_only):
+    """Every round of the game; returns the status.  Scenarios pass the piles (``orders``, one
+    row per round) and every move (``script``) and stop after ``round_limit`` rounds or
+    ``trick_limit`` tricks (UNFINISHED); a run's games pass none and draw the piles from DEAL.
+    ``random_only`` (a compile-time constant): every seat plays random, so the loop is compiled
+    without the other strategies' calls (a quarter faster)."""
+    n_players = rules[R_PLAYERS]
+    n_tricks = rules[R_TRICKS]
+    winner_leads = rules[R_WINNER_LEADS] != 0
+    logging = log.shape[0] > 0
+    work[W_CURSOR] = 0
+    tricks_done = 0
+    per_play = 0           # packed tallies, flushed into ``counters`` when the game stops
+    per_trick = 0
+    passes = 0
+    crystals_taken = 0
+    crystals_missed = 0
+    for rnd in range(rules[R_ROUNDS]):
+        if rnd >= round_limit:
+            flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+            return UNFINISHED
+        # the pile: a fresh shuffle of the ascending ids in play (or the scripted order)
+        if rnd < orders.shape[0]:
+            for i in range(n_tricks):
+                work[W_ORDER + i] = orders[rnd, i]
+        else:
+            for i in range(n_tricks):
+                work[W_ORDER + i] = work[W_INPLAY + i]
+            for i in range(n_tricks - 1, 0, -1):
+                j = below(streams, DEAL, i + 1)
+                work[W_ORDER + i], work[W_ORDER + j] = work[W_ORDER + j], work[W_ORDER + i]
+        table[T_ROUND] = rnd
+        table[T_SEEN] = 0
+        table[T_CRYSTALS_LEFT] = rules[R_CRYSTALS]   # every crystal is back at each round start
+        for s in range(n_players):
+            work[W_START + s] = np.int64(hands[s])
+            table[T_TOP + 2 * s] = -1
+            table[T_TOP + 2 * s + 1] = -1
+            table[T_TOP_RANK + 2 * s] = 0
+            table[T_TOP_RANK + 2 * s + 1] = 0
+            table[T_SUITS + s] = 0
+            table[T_RANK + s] = 0
+            table[T_SHEET + s] = 0
+            table[T_PILE + s] = 0
+            table[T_CRYSTALS + s] = 0
+            table[T_TAKEN + s] = 0
+            table[T_VALUE + s] = 0
+        counters[C_ROUNDS] += 1
+        leader = rnd % n_players   # the seat receiving the previous first leader's hand leads
+        logged_round = rnd < round_log.shape[0]
+        if logged_round:
+            round_log[rnd, G_ROUND] = rnd
+            round_log[rnd, G_LEADER] = leader
+            round_log[rnd, G_DONE] = 0
+            for s in range(n_players):
+                round_log[rnd, G_HANDS + s] = np.int64(hands[s])
+                round_log[rnd, G_CRYSTALS + s] = 0
+            for i in range(n_tricks):
+                round_log[rnd, G_ORDER + i] = work[W_ORDER + i]
+        passed_before = 0
+        previous_winner = -1
+        for trick in range(n_tricks):
+            if tricks_done == trick_limit:
+                flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+                return UNFINISHED
+            grimoire = work[W_ORDER + trick]
+            next_grimoire = work[W_ORDER + trick + 1] if trick + 1 < n_tricks else -1
+            if not random_only:        # what a strategy sees (random play reads none of it)
+                table[T_TRICK] = trick
+                table[T_LEADER] = leader
+                table[T_PLAYED] = 0
+                table[T_LEAD] = -1
+                table[T_GRIMOIRE] = grimoire
+                table[T_NEXT] = next_grimoire
+            lead = -1
+            # 1: the leader, then clockwise; every card onto the player's own sheet
+            seat = leader
+            for position in range(n_players):
+                hand = hands[seat]
+                at = T_TOP + 2 * seat
+                top0 = table[at]
+                top1 = table[at + 1]
+                m0, m1, can_follow = legal_masks(hand, top0, top1, lead, masks)
+                # C11: the best following field this seat's legal moves could make (leader: none)
+                if position > 0:
+                    work[W_CANDIDATE + position] = best_following_rank(
+                        top0, table[at + 2 * MAX_PLAYERS], top1, table[at + 2 * MAX_PLAYERS + 1], m0, m1, lead,
+                        rules, masks)
+                if logging:
+                    work[W_LEGAL + 2 * position] = np.int64(m0)
+                    work[W_LEGAL + 2 * position + 1] = np.int64(m1)
+                if random_only:            # the built-in draw is legal by construction
+                    move = random_play(params, seat, hand, m0, m1, table, rules, masks, streams)
+                else:
+                    move = scripted(script, work)
+                    if move < 0:
+                        move = choose_play(strategies[seat], params, seat, hand, m0, m1, table, rules, masks,
+                                           streams)
+                    if move < 0 or move >= 2 * N_IDS or not has(m1 if move & 1 else m0, move >> 1):
+                        flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+                        return STRATEGY_BROKE_RULES
+                card = move >> 1
+                slot = move & 1
+                stacked = np.int64((top0 >= 0) & (top1 >= 0))
+                zero_ten = np.int64((ZERO_TENS >> np.uint64(card)) & np.uint64(1))
+                # four 16-bit tallies in one register: stacked, 0/10 placed, 0/10 stacked, cannot follow
+                per_play += stacked | (zero_ten << 16) | ((zero_ten & stacked) << 32) | (
+                    (1 - np.int64(can_follow)) << 48)
+                table[at + slot] = card
+                table[at + 2 * MAX_PLAYERS + slot] = rules[R_PLACED + 2 * card + stacked]
+                suits, field_rank = field_of(table[at], table[at + 2 * MAX_PLAYERS], table[at + 1],
+                                             table[at + 2 * MAX_PLAYERS + 1])
+                table[T_SUITS + seat] = suits
+                table[T_RANK + seat] = field_rank
+                hands[seat] = hand & ~bit(card)
+                table[T_PLAYS + position] = move
+                if not random_only:
+                    table[T_SHEET + seat] |= np.int64(bit(card))
+                    table[T_SEEN] |= np.int64(bit(card))
+                    table[T_PLAYED] = position + 1
+                if position == 0:
+                    lead = suit_of(card)       # the suit of the card just led
+                    if not random_only:
+                        table[T_LEAD] = lead
+                seat += 1
+                if seat == n_players:
+                    seat = 0
+            # 2: the highest field holding the lead suit; a tie goes to the later player
+            best = -1
+            w = 0
+            seat = leader
+            for position in range(n_players):
+                rank = table[T_RANK + seat]
+                following = (table[T_SUITS + seat] >> lead) & 1
+                work[W_FOLLOWING + position] = following * (rank + 1) - 1      # -1: cannot win
+                take = following & np.int64(rank >= best)
+                best += take * (rank - best)
+                w += take * (position - w)
+                seat += 1
+                if seat == n_players:
+                    seat = 0
+            winner = leader + w
+            if winner >= n_players:
+                winner -= n_players
+            at = T_TOP + 2 * winner
+            top0 = table[at]
+            top1 = table[at + 1]
+            pair = np.int64((top0 >= 0) & (top1 >= 0))
+            one_suit = np.int64(suit_of(top0) == suit_of(top1))
+            counters[C_RANK + min(best, RANK_BINS - 1)] += 1
+            # passed wins (C11): a losing follower one of whose legal moves would have beaten
+            # every other final field (ties: the later position)
+            later = -1
+            for position in range(n_players - 1, -1, -1):
+                work[W_LATER + position] = later
+                later = max(later, work[W_FOLLOWING + position])
+            passed = 0
+            earlier = work[W_FOLLOWING]
+            seat = leader
+            for position in range(1, n_players):
+                seat += 1
+                if seat == n_players:
+                    seat = 0
+                candidate = work[W_CANDIDATE + position]
+                wins = (candidate >= earlier) & (candidate > work[W_LATER + position]) & (seat != winner)
+                passed |= np.int64(wins) << seat
+                earlier = max(earlier, work[W_FOLLOWING + position])
+            passed_count = popcount(np.uint64(passed))
+            deliberate = (passed_before >> winner) & 1
+            not_last = np.int64(trick + 1 < n_tricks)
+            per_trick += (np.int64(w == 0) | ((pair & one_suit) << 16) | ((pair & (1 - one_suit)) << 32)
+                          | (deliberate << 48))
+            passes += (passed_count | (((1 - deliberate) & np.int64((trick > 0) & (winner != previous_winner))) << 16)
+                       | ((passed_count * not_last) << 32) | (not_last << 48))
+            passed_before = passed
+            previous_winner = winner
+            # 3: a crystal if a top card carries the mark (one per trick, while the supply lasts)
+            tops = (bit(top0 & 63) & all_if(top0 >= 0)) | (bit(top1 & 63) & all_if(top1 >= 0))
+            marked = np.int64((tops & masks[M_CRYSTAL]) != np.uint64(0))
+            crystal = marked & np.int64(table[T_CRYSTALS_LEFT] > 0)
+            table[T_CRYSTALS_LEFT] -= crystal
+            table[T_CRYSTALS + winner] += crystal
+            seats[S_CRYSTALS + winner] += crystal
+            crystals_taken += crystal
+            crystals_missed += marked - crystal
+            value = rules[R_VALUES + grimoire]
+            table[T_TAKEN + winner] |= np.int64(bit(grimoire))
+            table[T_VALUE + winner] += value
+            seats[S_VALUE + winner] += value
+            seats[S_GRIMOIRES + winner] += 1
+            row = tricks_done if tricks_done < log.shape[0] else -1
+            if row >= 0:
+                log[row, L_ROUND] = rnd
+                log[row, L_TRICK] = trick
+                log[row, L_LEADER] = leader
+                log[row, L_LEAD] = lead
+                log[row, L_WINNER] = winner
+                log[row, L_GRIMOIRE] = grimoire
+                log[row, L_CRYSTAL] = crystal
+                log[row, L_LEFT] = table[T_CRYSTALS_LEFT]
+                log[row, L_NEXT] = next_grimoire
+                for i in range(n_players):
+                    log[row, L_MOVES + i] = table[T_PLAYS + i]
+                    log[row, L_SUITS + i] = table[T_SUITS + i]
+                    log[row, L_RANKS + i] = table[T_RANK + i]
+                    log[row, L_LEGAL + 2 * i] = work[W_LEGAL + 2 * i]
+                    log[row, L_LEGAL + 2 * i + 1] = work[W_LEGAL + 2 * i + 1]
+            if logged_round:
+                round_log[rnd, G_CRYSTALS + winner] = table[T_CRYSTALS + winner]
+            # the winner's whole sheet goes to its face-down pile; the others' sheets stay
+            if not random_only:
+                table[T_PILE + winner] += popcount(np.uint64(table[T_SHEET + winner]))
+                table[T_SHEET + winner] = 0
+            table[at] = -1
+            table[at + 1] = -1
+            table[at + 2 * MAX_PLAYERS] = 0
+            table[at + 2 * MAX_PLAYERS + 1] = 0
+            table[T_SUITS + winner] = 0
+            table[T_RANK + winner] = 0
+            if not random_only:
+                for i in range(n_players):
+                    table[T_PLAYS + i] = -1
+            tricks_done += 1
+            if winner_leads:                 # C4: the winner leads; variant: the next seat
+                leader = winner
+            else:
+                leader += 1
+                if leader == n_players:
+                    leader = 0
+
+        # 「ラウンドの終了」: score; then every seat passes its familiars of the round clockwise
+        for s in range(n_players):
+            score, turned, gained = round_score(np.uint64(table[T_TAKEN + s]), table[T_VALUE + s],
+                                                table[T_CRYSTALS + s], rules)
+            counters[C_CONVERSIONS] += turned
+            counters[C_CONVERSION_POINTS] += gained
+            table[T_TOTAL + s] += score
+            hand = s - rnd % n_players
+            if hand < 0:
+                hand += n_players
+            work[W_HAND_SCORES + hand] += score
+            if logged_round:
+                round_log[rnd, G_CONVERSIONS + s] = turned
+                round_log[rnd, G_SCORES + s] = score
+                round_log[rnd, G_TOTALS + s] = table[T_TOTAL + s]
+        if logged_round:
+            round_log[rnd, G_DONE] = 1
+        counters[C_SEAT_ROUNDS] += n_players
+        for s in range(n_players):
+            hands[s + 1 if s + 1 < n_players else 0] = np.uint64(work[W_START + s])
+    flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+    return FINISHED
+
+
+@kernel(globals())
+def start_game(rules, table, work, counters, seats):
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    for c in range(N_SEAT_TALLIES):
+        seats[c] = 0
+    for s in range(MAX_PLAYERS):
+        table[T_TOTAL + s] = 0
+        table[T_PLAYS + s] = -1
+        work[W_HAND_SCORES + s] = 0
+
+
+@kernel(globals())
+def finish_game(rules, table, work, counters, seats, info, shares, status):
+    """「ゲームの終了と勝敗」: the highest total wins; a tie shares the win (none if unfinished)."""
+    n_players = rules[R_PLAYERS]
+    best = table[T_TOTAL]
+    squares = 0
+    for s in range(n_players):
+        best = max(best, table[T_TOTAL + s])
+        squares += work[W_HAND_SCORES + s] * work[W_HAND_SCORES + s]
+        info[I_HAND_SCORES + s] = work[W_HAND_SCORES + s]
+        info[I_HELD + s] = seats[S_GRIMOIRES + s]
+        info[I_CRYSTALS_HELD + s] = seats[S_CRYSTALS + s]
+        info[I_TOTALS + s] = table[T_TOTAL + s]
+    counters[C_HAND_SQ] = squares
+    tied = 0
+    for s in range(n_players):
+        if table[T_TOTAL + s] == best:
+            tied += 1
+    for s in range(MAX_PLAYERS):
+        shares[s] = 0.0
+        if s < n_players and status == FINISHED and table[T_TOTAL + s] == best:
+            shares[s] = 1.0 / tied
+
+
+@kernel(globals())
+def play_game(seed, index, rules, masks, strategies, params, streams, table, hands, work, counters, seats, shares,
+              log, round_log, info, no_script, no_orders, random_only):
+    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+    seed_streams(streams, seed, index)
+    start_game(rules, table, work, counters, seats)
+    deal(rules, streams, hands, work, info)
+    status = play_rounds(rules, masks, strategies, params, streams, table, hands, work, counters, seats, log,
+                         round_log, no_script, no_orders, 1 << 30, -1, random_only)
+    finish_game(rules, table, work, counters, seats, info, shares, status)
+    return status
+
+
+@kernel(globals(), parallel=True)
+def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+              seats_out, status_out):
+    """Games start..start+n_games-1 of run ``seed``, one output column each, in parallel over
+    blocks of BLOCK games.  Each game's randomness depends only on (seed, game index) and it
+    writes only its own column, so the result is the same for any thread count or chunking."""
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    all_random = True
+    for s in range(n_players):
+        all_random = all_random and strategies[s] == RANDOM
+    for b in prange(n_blocks):
+        streams = np.empty(N_STREAMS, dtype=np.uint64)
+        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        work = np.zeros(WORK_WIDTH, dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
+        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+        info = np.zeros(INFO_WIDTH, dtype=np.int64)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
+        no_script = np.empty(0, dtype=np.int64)
+        no_orders = np.empty((0, 1), dtype=np.int64)
+        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+            if all_random:
+                status_out[g] = play_game(seed, start + g, rules, masks, strategies, params, streams, table, hands,
+                                          work, counters, seats, shares, log, round_log, info, no_script, no_orders,
+                                          True)
+            else:
+                status_out[g] = play_game(seed, start + g, rules, masks, strategies, params, streams, table, hands,
+                                          work, counters, seats, shares, log, round_log, info, no_script, no_orders,
+                                          False)
+            for s in range(n_players):  # outputs are column-major: each row is a Parquet column
+                scores_out[s, g] = table[T_TOTAL + s]
+                shares_out[s, g] = shares[s]
+            for c in range(N_COUNTERS):
+                counters_out[c, g] = counters[c]
+            for c in range(N_SEAT_TALLIES):
+                seats_out[c, g] = seats[c]
+
+
+@kernel(globals())
+def play_many_logged(seed, indices, rules, masks, strategies, params, logs, round_logs, infos, shares, counters,
+                     status):
+    """Logged games for replays and tests: the arrays gain a leading game axis."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    no_orders = np.empty((0, 1), dtype=np.int64)
+    for k in range(indices.shape[0]):
+        status[k] = play_game(seed, indices[k], rules, masks, strategies, params, streams, table, hands, work,
+                              counters[k], seats, shares[k], logs[k], round_logs[k], infos[k], no_script, no_orders,
+                              False)
+
+
+@kernel(globals())
+def play_scenario(rules, masks, strategies, params, dealt, in_play, boxed_familiars, boxed_grimoires, orders, script,
+                  round_limit, trick_limit, log, round_log, info, shares, counters):
+    """A scripted game (``balance play``): the deal, the grimoires in play (ascending), every
+    round's pile and every move are given; nothing is drawn.  Returns the status."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seed_streams(streams, 0, 0)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
+    start_game(rules, table, work, counters, seats)
+    for s in range(rules[R_PLAYERS]):
+        hands[s] = np.uint64(dealt[s])
+        info[I_DEAL + s] = dealt[s]
+    for i in range(in_play.shape[0]):
+        work[W_INPLAY + i] = in_play[i]
+    info[I_BOXED_FAMILIARS] = boxed_familiars
+    info[I_BOXED_GRIMOIRES] = boxed_grimoires
+    status = play_rounds(rules, masks, strategies, params, streams, table, hands, work, counters, seats, log,
+                         round_log, script, orders, round_limit, trick_limit, False)
+    finish_game(rules, table, work, counters, seats, info, shares, status)
+    return status
