@@ -19,6 +19,7 @@ from simcore.variants import Variant, load_variant, parse_variant
 
 GAMES = {
     "bird-weather": "simcore.games.bird_weather_api:BirdWeather",
+    "chimera": "simcore.games.chimera_api:Chimera",
     "sky-city": "simcore.games.sky_city_api:SkyCity",
     "ten-tricks": "simcore.games.ten_tricks_api:TenTricks",
     "triatri": "simcore.games.triatri_api:TriATri",

@@ -148,6 +148,14 @@ INFO_WIDTH = I_TOTALS + MAX_PLAYERS
 # Rules as small compiled helpers (shared by the play loop and the strategies)
 
 @kernel(globals(), inline="always")
+def ix(i):
+    """An array index known to be non-negative, as uint64: Numba then leaves out the
+    negative-index wrap-around it adds to every signed index (in the play loop that was about a
+    third of the instructions)."""
+    return np.uint64(i)
+
+
+@kernel(globals(), inline="always")
 def suit_of(card):
     """card // 10 for the ids 0..39 and -1 for an empty slot (-1), without a signed division."""
     return (card * 205) >> 11
@@ -161,8 +169,8 @@ def all_if(flag):
 
 @kernel(globals(), inline="always")
 def legal_masks(hand, top0, top1, lead, masks):
-    """「◆使い魔カードの出し方」 and 「◆フォローの補足」: (cards allowed into slot 0, into slot 1,
-    whether some move follows).  ``lead`` -1: the leader (any card).
+    """「◆使い魔カードの出し方」 and 「◆フォローの補足」: (cards allowed into slot 0, into slot
+    1, whether some move follows).  ``lead`` -1: the leader (any card).
 
     A slot is open unless the other one holds the only card.  A card put into slot k leaves
     the other slot's top beside it, so if that top has the lead suit ("free" slot) any card
@@ -176,7 +184,7 @@ def legal_masks(hand, top0, top1, lead, masks):
     open1 = all_if(empty1 | (not empty0))
     if lead < 0:
         return hand & open0, hand & open1, True
-    same = hand & masks[M_SUIT + lead]
+    same = hand & masks[ix(M_SUIT + lead)]
     follow0 = open0 & (same | (hand & all_if(suit_of(top1) == lead)))
     follow1 = open1 & (same | (hand & all_if(suit_of(top0) == lead)))
     can = (follow0 | follow1) != np.uint64(0)
@@ -248,10 +256,18 @@ def leading_zeros(typingctx, x):
     return types.uint64(types.uint64), codegen
 
 
-@kernel(globals(), inline="always")
-def top_rank(plain):
-    """The highest plain rank (bit r-1 = rank r) in a 9-bit mask, -1 if empty."""
-    return np.int64(np.uint64(64) - leading_zeros(plain)) - np.int64(plain == np.uint64(0))
+if numba.config.DISABLE_JIT:  # plain Python (debugging): no LLVM intrinsics
+
+    def top_rank(plain):
+        """The highest plain rank (bit r-1 = rank r) in a 9-bit mask, -1 if empty."""
+        return np.int64(int(plain).bit_length() - (plain == 0))
+
+else:
+
+    @kernel(globals(), inline="always")
+    def top_rank(plain):
+        """The highest plain rank (bit r-1 = rank r) in a 9-bit mask, -1 if empty."""
+        return np.int64(np.uint64(64) - leading_zeros(plain)) - np.int64(plain == np.uint64(0))
 
 
 @kernel(globals(), inline="always")
@@ -322,15 +338,22 @@ def suit_high(cards, lead, zero_ten_rank):
 
 
 @kernel(globals(), inline="always")
+def pick(flag, when_true, when_false):
+    """``when_true if flag else when_false`` as arithmetic: LLVM keeps it branch-free (the
+    conditions here are as good as random, a branch would be mispredicted half the time)."""
+    f = np.int64(flag)
+    return when_false + f * (when_true - when_false)
+
+
+@kernel(globals(), inline="always")
 def slot_best(high, rest_high, other_top, other_rank, lead):
     """The highest rank of a following field left by putting a card into a slot whose
     neighbour is ``other_top`` (-1: empty, rank 0): ``high`` is the best lead-suit card that may
     go there, ``rest_high`` the best other card (-1: none).  A lead card makes a sum beside a
     lead top, else the larger rank; another suit follows only beside a lead top."""
     keeps = suit_of(other_top) == lead
-    lead_part = (other_rank + high) if keeps else max(other_rank, high)
-    lead_part = lead_part if high >= 0 else -1
-    rest_part = max(other_rank, rest_high) if keeps and rest_high >= 0 else -1
+    lead_part = pick(high >= 0, pick(keeps, other_rank + high, max(other_rank, high)), -1)
+    rest_part = pick(keeps & (rest_high >= 0), max(other_rank, rest_high), -1)
     return max(lead_part, rest_part)
 
 
@@ -339,18 +362,20 @@ def best_following_rank(top0, rank0, top1, rank1, m0, m1, lead, rules, masks):
     """The highest rank of a field holding ``lead`` that one of the moves (``m0``/``m1``: cards
     into slot 0/1) would leave on this sheet, or -1 if none follows.  (Where another suit may
     follow — beside a lead top — the slot takes every card, so one rest mask serves both.)"""
-    stacked = (top0 >= 0) & (top1 >= 0)
-    zero_ten_rank = rules[R_TEN] if stacked else rules[R_ZERO]
-    rest_high = max_rank((m0 | m1) & ~masks[M_SUIT + lead], zero_ten_rank)
-    return max(slot_best(suit_high(m0, lead, zero_ten_rank), rest_high * np.int64(m0 != np.uint64(0)) - np.int64(m0 == np.uint64(0)), top1, rank1, lead),
-               slot_best(suit_high(m1, lead, zero_ten_rank), rest_high * np.int64(m1 != np.uint64(0)) - np.int64(m1 == np.uint64(0)), top0, rank0, lead))
+    zero_ten_rank = pick((top0 >= 0) & (top1 >= 0), rules[R_TEN], rules[R_ZERO])
+    rest_high = max_rank((m0 | m1) & ~masks[ix(M_SUIT + lead)], zero_ten_rank)
+    into_0 = slot_best(suit_high(m0, lead, zero_ten_rank), pick(m0 != np.uint64(0), rest_high, -1), top1, rank1,
+                       lead)
+    into_1 = slot_best(suit_high(m1, lead, zero_ten_rank), pick(m1 != np.uint64(0), rest_high, -1), top0, rank0,
+                       lead)
+    return max(into_0, into_1)
 
 
 @kernel(globals(), inline="always")
 def placed_rank(card, top0, top1, rules):
     """「◆特殊な使い魔カード」: a card's rank when placed now (the 0/10 card: 0 into an empty
     slot, 10 stacked, or the variant's ranks)."""
-    return rules[R_PLACED + 2 * card + np.int64((top0 >= 0) & (top1 >= 0))]
+    return rules[ix(R_PLACED + 2 * card + np.int64((top0 >= 0) & (top1 >= 0)))]
 
 
 @kernel(globals(), inline="always")
@@ -483,7 +508,8 @@ def make_setup(players: int, settings: dict | None = None) -> Setup:
         zero_ten = None
     elif (not isinstance(zero_ten, (list, tuple)) or len(zero_ten) != 2
           or not all(_whole(v) and 0 <= v <= 99 for v in zero_ten)):
-        raise BalanceError(f"variant 'zero_ten' must be two ranks 0-99 (empty slot, stacked) or false, not {zero_ten!r}")
+        raise BalanceError(f"variant 'zero_ten' must be two ranks 0-99 (empty slot, stacked) or false, "
+                           f"not {zero_ten!r}")
     else:
         zero_ten = tuple(zero_ten)
     crystal_ranks = settings.get("crystal_ranks", list(DEFAULT_CRYSTAL_RANKS))

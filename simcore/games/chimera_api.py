@@ -27,6 +27,12 @@ def _as_int64(mask: int) -> int:
     return int(np.array([mask & _MASK64], dtype=np.uint64).view(np.int64)[0])
 
 
+def _moves(m0, m1) -> list[str]:
+    """The legal moves of two slot masks, ascending (card, slot), as "S-7@0" names."""
+    return [cm.move_name(2 * c + slot) for c in _bits(int(m0) | int(m1)) for slot in (0, 1)
+            if (int(m1 if slot else m0) >> c) & 1]
+
+
 def field_text(suits, rank) -> str:
     """A field as the logs write it: "S+H 7" (suits ascending)."""
     return f"{'+'.join(cm.SUIT_NAMES[s] for s in suits) or 'empty'} {int(rank)}"
@@ -202,7 +208,7 @@ class Chimera(Game):
         rank_rows = [["single card", ratio("single/tricks"), ""], ["one-suit pair (sum)", ratio("sum/tricks"), ""],
                      ["chimera (two suits)", ratio("chimera/tricks"), ""]]
         cumulative = 0.0
-        tricks = row["tricks/tricks:y"] or 1
+        tricks = row["single/tricks:y"] or 1
         top = max((k for k, c in enumerate(rank_columns) if row[f"{c}/tricks:x"]), default=-1)
         for k, c in enumerate(rank_columns[:top + 1]):
             cumulative += row[f"{c}/tricks:x"]
@@ -363,11 +369,11 @@ class Chimera(Game):
         lineup = self.lineup("random", p)
         status = lineup.kernels.play_scenario(
             setup.rules, setup.masks, lineup.ids, lineup.params, dealt, in_play,
-            _as_int64(sum(1 << c for c in record.boxed_familiars)), _as_int64(sum(1 << g for g in record.boxed_grimoires)),
-            orders, script, len(record.rounds), trick_limit, log, round_log, info, shares, counters)
+            _as_int64(sum(1 << c for c in record.boxed_familiars)),
+            _as_int64(sum(1 << g for g in record.boxed_grimoires)), orders, script, len(record.rounds), trick_limit,
+            log, round_log, info, shares, counters)
         compiled = self._log_dict(setup, log, round_log, info, shares, counters, int(status))
-        compiled["legal"] = [[[cm.move_name(2 * c + slot) for c in _bits(int(row[cm.L_LEGAL + 2 * i]) | int(row[cm.L_LEGAL + 2 * i + 1]))
-                               for slot in (0, 1) if (int(row[cm.L_LEGAL + 2 * i + slot]) >> c) & 1] for i in range(p)]
+        compiled["legal"] = [[_moves(row[cm.L_LEGAL + 2 * i], row[cm.L_LEGAL + 2 * i + 1]) for i in range(p)]
                              for row in log[:tricks]]
         compiled.pop("ids")
         reference.pop("ids")
@@ -383,17 +389,22 @@ class Chimera(Game):
         return {"totals": log["scores"], "shares": log["shares"], "winner": log["winner"],
                 "finished": log["finished"], "hand_scores": log["hand_scores"],
                 "grimoires_held": log["grimoires_held"], "crystals_held": log["crystals_held"],
+                "boxed_familiars": log["boxed_familiars"], "boxed_grimoires": log["boxed_grimoires"],
                 "leaders": [r["leader"] for r in log["rounds"]],
                 "hands": [r["hands"] for r in log["rounds"]],
+                "hand_ids": [r["hand_ids"] for r in log["rounds"]],
+                "piles": [r["grimoires"] for r in log["rounds"]],
                 "round_scores": [r["round_scores"] for r in log["rounds"]],
                 "totals_after": [r["totals_after"] for r in log["rounds"]],
                 "taken": [r["taken"] for r in log["rounds"]],
                 "crystals": [r["crystals"] for r in log["rounds"]],
                 "conversions": [r["conversions"] for r in log["rounds"]],
+                "trick_leaders": [t["leader"] for t in log["tricks"]],
                 "winners": [t["winner"] for t in log["tricks"]],
                 "lead_suits": [t["lead_suit"] for t in log["tricks"]],
                 "fields": [t["fields"] for t in log["tricks"]],
                 "grimoires": [t["grimoire"] for t in log["tricks"]],
+                "next_grimoires": [t["next_grimoire"] for t in log["tricks"]],
                 "crystal_tricks": [t["crystal"] for t in log["tricks"]],
                 "crystals_left": [t["crystals_left"] for t in log["tricks"]],
                 "legal": log.get("legal", []),
@@ -404,7 +415,7 @@ class Chimera(Game):
         lines = [f"{self.title}, {p} players"
                  + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
                  + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
-        lines += [f"ASSUMED: {note}" for note in log.get("assumed", [])]
+        lines += [f"!! {note}" for note in log.get("assumed", [])]
         if log["boxed_familiars"] or log["boxed_grimoires"]:
             lines.append(f"boxed for the game: familiars {' '.join(log['boxed_familiars']) or '-'}; "
                          f"grimoires {' '.join(map(str, log['boxed_grimoires'])) or '-'}")
@@ -426,7 +437,8 @@ class Chimera(Game):
                              f"  (crystals left {tr['crystals_left']})")
                 options = next(legal, None)
                 if options is not None:
-                    lines.append("    legal: " + " | ".join(f"{s}: {' '.join(o)}" for (s, _), o in zip(tr["plays"], options)))
+                    lines.append("    legal: " + " | ".join(f"{s}: {' '.join(o)}"
+                                                          for (s, _), o in zip(tr["plays"], options)))
                 pending = next(tricks, None)
             if r["round_scores"]:
                 lines.append(f"  taken {r['taken']}  crystals {r['crystals']}  conversions {r['conversions']}")

@@ -25,7 +25,7 @@ from simcore.games.chimera import (
     R_WINNER_LEADS, RANK_BINS, ROUND_LOG_WIDTH, S_CRYSTALS, S_GRIMOIRES, S_VALUE, T_CRYSTALS, T_CRYSTALS_LEFT,
     T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PILE, T_PLAYED, T_PLAYS, T_RANK, T_ROUND, T_SEEN, T_SHEET, T_SUITS,
     T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, TABLE_WIDTH, ZERO_TENS, all_if, best_following_rank,
-    field_of, legal_masks, round_score, suit_of,
+    field_of, ix, legal_masks, pick, round_score, suit_of,
 )
 from simcore.jit import kernel
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
@@ -46,8 +46,9 @@ W_INPLAY = W_DECK + N_IDS                 # grimoire ids in play, ascending
 W_ORDER = W_INPLAY + MAX_GRIMOIRES        # this round's pile (and the grimoire box shuffle)
 W_START = W_ORDER + MAX_GRIMOIRES         # per seat: the hand at the round's start (mask)
 W_HAND_SCORES = W_START + MAX_PLAYERS     # per dealt hand
-W_CANDIDATE = W_HAND_SCORES + MAX_PLAYERS  # per position: the best following rank its legal moves allowed
-W_LEGAL = W_CANDIDATE + MAX_PLAYERS       # + 2 * position + slot: the legal masks (logged games only)
+W_COVERED = W_HAND_SCORES + MAX_PLAYERS   # + 2 * position: the top card (and rank) the play covered
+W_PLAYED_SLOT = W_COVERED + 2 * MAX_PLAYERS  # per position: the slot played into
+W_LEGAL = W_PLAYED_SLOT + MAX_PLAYERS     # + 2 * position + slot: the cards that could go there
 W_FOLLOWING = W_LEGAL + 2 * MAX_PLAYERS   # per position: its final field's rank if it holds the lead suit, else -1
 W_LATER = W_FOLLOWING + MAX_PLAYERS       # per position: the highest of those after it
 WORK_WIDTH = W_LATER + MAX_PLAYERS
@@ -110,6 +111,14 @@ def scripted(script, work):
 
 
 @kernel(globals(), inline="always")
+def next_seat(seat, n_players):
+    """The seat after ``seat`` clockwise, without a branch (where the wrap falls depends on the
+    leader, so a branch there would be mispredicted)."""
+    seat += 1
+    return seat - n_players * np.int64(seat == n_players)
+
+
+@kernel(globals(), inline="always")
 def flush(counters, n_players, tricks, per_play, per_trick, passes, crystals_taken, crystals_missed):
     """Unpack play_rounds' register tallies (16-bit fields) into the game's counters."""
     field = 0xFFFF
@@ -143,7 +152,6 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
     n_players = rules[R_PLAYERS]
     n_tricks = rules[R_TRICKS]
     winner_leads = rules[R_WINNER_LEADS] != 0
-    logging = log.shape[0] > 0
     work[W_CURSOR] = 0
     tricks_done = 0
     per_play = 0           # packed tallies, flushed into ``counters`` when the game stops
@@ -153,34 +161,35 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
     crystals_missed = 0
     for rnd in range(rules[R_ROUNDS]):
         if rnd >= round_limit:
-            flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+            flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken,
+                  crystals_missed)
             return UNFINISHED
         # the pile: a fresh shuffle of the ascending ids in play (or the scripted order)
         if rnd < orders.shape[0]:
             for i in range(n_tricks):
-                work[W_ORDER + i] = orders[rnd, i]
+                work[ix(W_ORDER + i)] = orders[rnd, i]
         else:
             for i in range(n_tricks):
-                work[W_ORDER + i] = work[W_INPLAY + i]
+                work[ix(W_ORDER + i)] = work[ix(W_INPLAY + i)]
             for i in range(n_tricks - 1, 0, -1):
                 j = below(streams, DEAL, i + 1)
-                work[W_ORDER + i], work[W_ORDER + j] = work[W_ORDER + j], work[W_ORDER + i]
+                work[ix(W_ORDER + i)], work[ix(W_ORDER + j)] = work[ix(W_ORDER + j)], work[ix(W_ORDER + i)]
         table[T_ROUND] = rnd
         table[T_SEEN] = 0
         table[T_CRYSTALS_LEFT] = rules[R_CRYSTALS]   # every crystal is back at each round start
         for s in range(n_players):
-            work[W_START + s] = np.int64(hands[s])
-            table[T_TOP + 2 * s] = -1
-            table[T_TOP + 2 * s + 1] = -1
-            table[T_TOP_RANK + 2 * s] = 0
-            table[T_TOP_RANK + 2 * s + 1] = 0
-            table[T_SUITS + s] = 0
-            table[T_RANK + s] = 0
-            table[T_SHEET + s] = 0
-            table[T_PILE + s] = 0
-            table[T_CRYSTALS + s] = 0
-            table[T_TAKEN + s] = 0
-            table[T_VALUE + s] = 0
+            work[ix(W_START + s)] = np.int64(hands[ix(s)])
+            table[ix(T_TOP + 2 * s)] = -1
+            table[ix(T_TOP + 2 * s + 1)] = -1
+            table[ix(T_TOP_RANK + 2 * s)] = 0
+            table[ix(T_TOP_RANK + 2 * s + 1)] = 0
+            table[ix(T_SUITS + s)] = 0
+            table[ix(T_RANK + s)] = 0
+            table[ix(T_SHEET + s)] = 0
+            table[ix(T_PILE + s)] = 0
+            table[ix(T_CRYSTALS + s)] = 0
+            table[ix(T_TAKEN + s)] = 0
+            table[ix(T_VALUE + s)] = 0
         counters[C_ROUNDS] += 1
         leader = rnd % n_players   # the seat receiving the previous first leader's hand leads
         logged_round = rnd < round_log.shape[0]
@@ -189,18 +198,19 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
             round_log[rnd, G_LEADER] = leader
             round_log[rnd, G_DONE] = 0
             for s in range(n_players):
-                round_log[rnd, G_HANDS + s] = np.int64(hands[s])
+                round_log[rnd, G_HANDS + s] = np.int64(hands[ix(s)])
                 round_log[rnd, G_CRYSTALS + s] = 0
             for i in range(n_tricks):
-                round_log[rnd, G_ORDER + i] = work[W_ORDER + i]
+                round_log[rnd, G_ORDER + i] = work[ix(W_ORDER + i)]
         passed_before = 0
         previous_winner = -1
         for trick in range(n_tricks):
             if tricks_done == trick_limit:
-                flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+                flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken,
+                      crystals_missed)
                 return UNFINISHED
-            grimoire = work[W_ORDER + trick]
-            next_grimoire = work[W_ORDER + trick + 1] if trick + 1 < n_tricks else -1
+            grimoire = work[ix(W_ORDER + trick)]
+            next_grimoire = work[ix(W_ORDER + trick + 1)] if trick + 1 < n_tricks else -1
             if not random_only:        # what a strategy sees (random play reads none of it)
                 table[T_TRICK] = trick
                 table[T_LEADER] = leader
@@ -212,75 +222,72 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
             # 1: the leader, then clockwise; every card onto the player's own sheet
             seat = leader
             for position in range(n_players):
-                hand = hands[seat]
-                at = T_TOP + 2 * seat
-                top0 = table[at]
-                top1 = table[at + 1]
+                hand = hands[ix(seat)]
+                at = T_TOP + 2 * seat              # the seat's two top cards ...
+                rank_at = T_TOP_RANK + 2 * seat    # ... and their ranks
+                top0 = table[ix(at)]
+                top1 = table[ix(at + 1)]
                 m0, m1, can_follow = legal_masks(hand, top0, top1, lead, masks)
-                # C11: the best following field this seat's legal moves could make (leader: none)
-                if position > 0:
-                    work[W_CANDIDATE + position] = best_following_rank(
-                        top0, table[at + 2 * MAX_PLAYERS], top1, table[at + 2 * MAX_PLAYERS + 1], m0, m1, lead,
-                        rules, masks)
-                if logging:
-                    work[W_LEGAL + 2 * position] = np.int64(m0)
-                    work[W_LEGAL + 2 * position + 1] = np.int64(m1)
+                # the legal masks, for the passed-win test after the trick (C11) and the log
+                work[ix(W_LEGAL + 2 * position)] = np.int64(m0)
+                work[ix(W_LEGAL + 2 * position + 1)] = np.int64(m1)
                 if random_only:            # the built-in draw is legal by construction
                     move = random_play(params, seat, hand, m0, m1, table, rules, masks, streams)
                 else:
                     move = scripted(script, work)
                     if move < 0:
-                        move = choose_play(strategies[seat], params, seat, hand, m0, m1, table, rules, masks,
+                        move = choose_play(strategies[ix(seat)], params, seat, hand, m0, m1, table, rules, masks,
                                            streams)
                     if move < 0 or move >= 2 * N_IDS or not has(m1 if move & 1 else m0, move >> 1):
-                        flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+                        flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken,
+                              crystals_missed)
                         return STRATEGY_BROKE_RULES
                 card = move >> 1
                 slot = move & 1
+                work[ix(W_PLAYED_SLOT + position)] = slot
                 stacked = np.int64((top0 >= 0) & (top1 >= 0))
                 zero_ten = np.int64((ZERO_TENS >> np.uint64(card)) & np.uint64(1))
                 # four 16-bit tallies in one register: stacked, 0/10 placed, 0/10 stacked, cannot follow
                 per_play += stacked | (zero_ten << 16) | ((zero_ten & stacked) << 32) | (
                     (1 - np.int64(can_follow)) << 48)
-                table[at + slot] = card
-                table[at + 2 * MAX_PLAYERS + slot] = rules[R_PLACED + 2 * card + stacked]
-                suits, field_rank = field_of(table[at], table[at + 2 * MAX_PLAYERS], table[at + 1],
-                                             table[at + 2 * MAX_PLAYERS + 1])
-                table[T_SUITS + seat] = suits
-                table[T_RANK + seat] = field_rank
-                hands[seat] = hand & ~bit(card)
-                table[T_PLAYS + position] = move
+                work[ix(W_COVERED + 2 * position)] = table[ix(at + slot)]        # what the card covers (C11)
+                work[ix(W_COVERED + 2 * position + 1)] = table[ix(rank_at + slot)]
+                table[ix(at + slot)] = card
+                table[ix(rank_at + slot)] = rules[ix(R_PLACED + 2 * card + stacked)]
+                suits, field_rank = field_of(table[ix(at)], table[ix(rank_at)], table[ix(at + 1)],
+                                             table[ix(rank_at + 1)])
+                table[ix(T_SUITS + seat)] = suits
+                table[ix(T_RANK + seat)] = field_rank
+                hands[ix(seat)] = hand & ~bit(card)
+                table[ix(T_PLAYS + position)] = move
                 if not random_only:
-                    table[T_SHEET + seat] |= np.int64(bit(card))
+                    table[ix(T_SHEET + seat)] |= np.int64(bit(card))
                     table[T_SEEN] |= np.int64(bit(card))
                     table[T_PLAYED] = position + 1
                 if position == 0:
                     lead = suit_of(card)       # the suit of the card just led
                     if not random_only:
                         table[T_LEAD] = lead
-                seat += 1
-                if seat == n_players:
-                    seat = 0
+                seat = next_seat(seat, n_players)
             # 2: the highest field holding the lead suit; a tie goes to the later player
             best = -1
             w = 0
             seat = leader
             for position in range(n_players):
-                rank = table[T_RANK + seat]
-                following = (table[T_SUITS + seat] >> lead) & 1
-                work[W_FOLLOWING + position] = following * (rank + 1) - 1      # -1: cannot win
+                rank = table[ix(T_RANK + seat)]
+                following = (table[ix(T_SUITS + seat)] >> lead) & 1
+                work[ix(W_FOLLOWING + position)] = following * (rank + 1) - 1      # -1: cannot win
                 take = following & np.int64(rank >= best)
                 best += take * (rank - best)
                 w += take * (position - w)
-                seat += 1
-                if seat == n_players:
-                    seat = 0
+                seat = next_seat(seat, n_players)
             winner = leader + w
             if winner >= n_players:
                 winner -= n_players
             at = T_TOP + 2 * winner
-            top0 = table[at]
-            top1 = table[at + 1]
+            rank_at = T_TOP_RANK + 2 * winner
+            top0 = table[ix(at)]
+            top1 = table[ix(at + 1)]
             pair = np.int64((top0 >= 0) & (top1 >= 0))
             one_suit = np.int64(suit_of(top0) == suit_of(top1))
             counters[C_RANK + min(best, RANK_BINS - 1)] += 1
@@ -288,19 +295,28 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
             # every other final field (ties: the later position)
             later = -1
             for position in range(n_players - 1, -1, -1):
-                work[W_LATER + position] = later
-                later = max(later, work[W_FOLLOWING + position])
+                work[ix(W_LATER + position)] = later
+                later = max(later, work[ix(W_FOLLOWING + position)])
             passed = 0
             earlier = work[W_FOLLOWING]
             seat = leader
             for position in range(1, n_players):
-                seat += 1
-                if seat == n_players:
-                    seat = 0
-                candidate = work[W_CANDIDATE + position]
-                wins = (candidate >= earlier) & (candidate > work[W_LATER + position]) & (seat != winner)
+                seat = next_seat(seat, n_players)
+                # the sheet before this seat's play: its card taken back off the slot it went to
+                sheet = T_TOP + 2 * seat
+                sheet_ranks = T_TOP_RANK + 2 * seat
+                into_0 = work[ix(W_PLAYED_SLOT + position)] == 0
+                covered = W_COVERED + 2 * position
+                before_top0 = pick(into_0, work[ix(covered)], table[ix(sheet)])
+                before_rank0 = pick(into_0, work[ix(covered + 1)], table[ix(sheet_ranks)])
+                before_top1 = pick(into_0, table[ix(sheet + 1)], work[ix(covered)])
+                before_rank1 = pick(into_0, table[ix(sheet_ranks + 1)], work[ix(covered + 1)])
+                candidate = best_following_rank(before_top0, before_rank0, before_top1, before_rank1,
+                                                np.uint64(work[ix(W_LEGAL + 2 * position)]),
+                                                np.uint64(work[ix(W_LEGAL + 2 * position + 1)]), lead, rules, masks)
+                wins = (candidate >= earlier) & (candidate > work[ix(W_LATER + position)]) & (seat != winner)
                 passed |= np.int64(wins) << seat
-                earlier = max(earlier, work[W_FOLLOWING + position])
+                earlier = max(earlier, work[ix(W_FOLLOWING + position)])
             passed_count = popcount(np.uint64(passed))
             deliberate = (passed_before >> winner) & 1
             not_last = np.int64(trick + 1 < n_tricks)
@@ -315,15 +331,15 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
             marked = np.int64((tops & masks[M_CRYSTAL]) != np.uint64(0))
             crystal = marked & np.int64(table[T_CRYSTALS_LEFT] > 0)
             table[T_CRYSTALS_LEFT] -= crystal
-            table[T_CRYSTALS + winner] += crystal
-            seats[S_CRYSTALS + winner] += crystal
+            table[ix(T_CRYSTALS + winner)] += crystal
+            seats[ix(S_CRYSTALS + winner)] += crystal
             crystals_taken += crystal
             crystals_missed += marked - crystal
-            value = rules[R_VALUES + grimoire]
-            table[T_TAKEN + winner] |= np.int64(bit(grimoire))
-            table[T_VALUE + winner] += value
-            seats[S_VALUE + winner] += value
-            seats[S_GRIMOIRES + winner] += 1
+            value = rules[ix(R_VALUES + grimoire)]
+            table[ix(T_TAKEN + winner)] |= np.int64(bit(grimoire))
+            table[ix(T_VALUE + winner)] += value
+            seats[ix(S_VALUE + winner)] += value
+            seats[ix(S_GRIMOIRES + winner)] += 1
             row = tricks_done if tricks_done < log.shape[0] else -1
             if row >= 0:
                 log[row, L_ROUND] = rnd
@@ -336,26 +352,26 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
                 log[row, L_LEFT] = table[T_CRYSTALS_LEFT]
                 log[row, L_NEXT] = next_grimoire
                 for i in range(n_players):
-                    log[row, L_MOVES + i] = table[T_PLAYS + i]
-                    log[row, L_SUITS + i] = table[T_SUITS + i]
-                    log[row, L_RANKS + i] = table[T_RANK + i]
-                    log[row, L_LEGAL + 2 * i] = work[W_LEGAL + 2 * i]
-                    log[row, L_LEGAL + 2 * i + 1] = work[W_LEGAL + 2 * i + 1]
+                    log[row, L_MOVES + i] = table[ix(T_PLAYS + i)]
+                    log[row, L_SUITS + i] = table[ix(T_SUITS + i)]
+                    log[row, L_RANKS + i] = table[ix(T_RANK + i)]
+                    log[row, L_LEGAL + 2 * i] = work[ix(W_LEGAL + 2 * i)]
+                    log[row, L_LEGAL + 2 * i + 1] = work[ix(W_LEGAL + 2 * i + 1)]
             if logged_round:
-                round_log[rnd, G_CRYSTALS + winner] = table[T_CRYSTALS + winner]
+                round_log[rnd, G_CRYSTALS + winner] = table[ix(T_CRYSTALS + winner)]
             # the winner's whole sheet goes to its face-down pile; the others' sheets stay
             if not random_only:
-                table[T_PILE + winner] += popcount(np.uint64(table[T_SHEET + winner]))
-                table[T_SHEET + winner] = 0
-            table[at] = -1
-            table[at + 1] = -1
-            table[at + 2 * MAX_PLAYERS] = 0
-            table[at + 2 * MAX_PLAYERS + 1] = 0
-            table[T_SUITS + winner] = 0
-            table[T_RANK + winner] = 0
+                table[ix(T_PILE + winner)] += popcount(np.uint64(table[ix(T_SHEET + winner)]))
+                table[ix(T_SHEET + winner)] = 0
+            table[ix(at)] = -1
+            table[ix(at + 1)] = -1
+            table[ix(rank_at)] = 0
+            table[ix(rank_at + 1)] = 0
+            table[ix(T_SUITS + winner)] = 0
+            table[ix(T_RANK + winner)] = 0
             if not random_only:
                 for i in range(n_players):
-                    table[T_PLAYS + i] = -1
+                    table[ix(T_PLAYS + i)] = -1
             tricks_done += 1
             if winner_leads:                 # C4: the winner leads; variant: the next seat
                 leader = winner
@@ -366,25 +382,26 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
 
         # 「ラウンドの終了」: score; then every seat passes its familiars of the round clockwise
         for s in range(n_players):
-            score, turned, gained = round_score(np.uint64(table[T_TAKEN + s]), table[T_VALUE + s],
-                                                table[T_CRYSTALS + s], rules)
+            score, turned, gained = round_score(np.uint64(table[ix(T_TAKEN + s)]), table[ix(T_VALUE + s)],
+                                                table[ix(T_CRYSTALS + s)], rules)
             counters[C_CONVERSIONS] += turned
             counters[C_CONVERSION_POINTS] += gained
-            table[T_TOTAL + s] += score
+            table[ix(T_TOTAL + s)] += score
             hand = s - rnd % n_players
             if hand < 0:
                 hand += n_players
-            work[W_HAND_SCORES + hand] += score
+            work[ix(W_HAND_SCORES + hand)] += score
             if logged_round:
                 round_log[rnd, G_CONVERSIONS + s] = turned
                 round_log[rnd, G_SCORES + s] = score
-                round_log[rnd, G_TOTALS + s] = table[T_TOTAL + s]
+                round_log[rnd, G_TOTALS + s] = table[ix(T_TOTAL + s)]
         if logged_round:
             round_log[rnd, G_DONE] = 1
         counters[C_SEAT_ROUNDS] += n_players
         for s in range(n_players):
-            hands[s + 1 if s + 1 < n_players else 0] = np.uint64(work[W_START + s])
-    flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken, crystals_missed)
+            hands[ix(s + 1 if s + 1 < n_players else 0)] = np.uint64(work[ix(W_START + s)])
+    flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken,
+          crystals_missed)
     return FINISHED
 
 
