@@ -243,3 +243,10 @@ class Game:
 
     def format_log(self, log: dict) -> str:
         raise NotImplementedError
+
+    @staticmethod
+    def winner_line(shares) -> str:
+        """"Winner: seat 2" or "Winner: shared by seats 0, 3" from a log's win shares."""
+        winners = [s for s, x in enumerate(shares) if x > 0]
+        return "Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
+                             "shared by seats " + ", ".join(map(str, winners)))

@@ -445,10 +445,8 @@ class Chimera(Game):
                 lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}")
         lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"]))
                      + f"  (hand scores {log['hand_scores']})")
-        winners = [s for s, x in enumerate(log["shares"]) if x > 0]
-        if winners:
-            lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
-                                       "shared by seats " + ", ".join(map(str, winners))))
+        if any(log["shares"]):
+            lines.append(self.winner_line(log["shares"]))
         else:
             lines.append("(the scripted tricks end before the game does)")
         return "\n".join(lines)

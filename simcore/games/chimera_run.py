@@ -28,6 +28,7 @@ from simcore.games.chimera import (
     field_of, ix, legal_masks, pick, round_score, suit_of,
 )
 from simcore.jit import kernel
+from simcore.scripts import SCRIPT_CURSOR, scripted
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
 
 strategy = globals().get("__strategies__") or importlib.import_module("strategies.chimera")
@@ -40,8 +41,8 @@ FINISHED = -1
 STRATEGY_BROKE_RULES = -2
 UNFINISHED = -3  # a scenario's script ended before the game did
 # slots of the per-block ``work`` array
-W_CURSOR = 0
-W_DECK = 1                                # the deck shuffle
+# slot SCRIPT_CURSOR (0) is the scenario script's cursor (simcore/scripts.py)
+W_DECK = SCRIPT_CURSOR + 1                                # the deck shuffle
 W_INPLAY = W_DECK + N_IDS                 # grimoire ids in play, ascending
 W_ORDER = W_INPLAY + MAX_GRIMOIRES        # this round's pile (and the grimoire box shuffle)
 W_START = W_ORDER + MAX_GRIMOIRES         # per seat: the hand at the round's start (mask)
@@ -101,14 +102,6 @@ def deal(rules, streams, hands, work, info):
     info[I_BOXED_GRIMOIRES] = np.int64(boxed)
 
 
-@kernel(globals(), inline="always")
-def scripted(script, work):
-    """The next scripted move, or -1 when the script is used up (then the strategy decides)."""
-    if work[W_CURSOR] < script.shape[0]:
-        work[W_CURSOR] += 1
-        return script[work[W_CURSOR] - 1]
-    return -1
-
 
 @kernel(globals(), inline="always")
 def next_seat(seat, n_players):
@@ -152,7 +145,7 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
     n_players = rules[R_PLAYERS]
     n_tricks = rules[R_TRICKS]
     winner_leads = rules[R_WINNER_LEADS] != 0
-    work[W_CURSOR] = 0
+    work[SCRIPT_CURSOR] = 0
     tricks_done = 0
     per_play = 0           # packed tallies, flushed into ``counters`` when the game stops
     per_trick = 0

@@ -320,10 +320,8 @@ class TenTricks(Game):
                              f"(tracks {r['tracks_end']}, lost {r['lost_counts']})")
         lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"]))
                      + (" (round cap hit)" if log["capped"] else ""))
-        winners = [s for s, x in enumerate(log["shares"]) if x > 0]
-        if winners:
-            lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
-                                       "shared by seats " + ", ".join(map(str, winners))))
+        if any(log["shares"]):
+            lines.append(self.winner_line(log["shares"]))
         else:
             lines.append("(the scripted tricks end before the game does)")
         return "\n".join(lines)

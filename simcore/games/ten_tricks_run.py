@@ -23,6 +23,7 @@ from simcore.games.ten_tricks import (
     winning_position,
 )
 from simcore.jit import kernel
+from simcore.scripts import SCRIPT_CURSOR, scripted
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
 
 strategy = globals().get("__strategies__") or importlib.import_module("strategies.ten_tricks")
@@ -35,7 +36,7 @@ STRATEGY_BROKE_RULES = -2
 UNFINISHED = -3  # a scenario's script ended before the game did
 NO_OFFER = -2    # a scripted swap answer: this seat does not offer
 # slots of the per-block ``work`` array (no allocation per game)
-W_CURSOR, W_DEAL_CURSOR = 0, 1
+W_DEAL_CURSOR = SCRIPT_CURSOR + 1  # slot 0: the script cursor (simcore/scripts.py)
 W_OFFER = 2                           # per seat: the card offered for infected 8
 W_FIRST = W_OFFER + MAX_PLAYERS       # per seat: the total after round 1 (the comeback figure)
 WORK_WIDTH = W_FIRST + MAX_PLAYERS
@@ -97,14 +98,6 @@ def deal(hands, rules, streams, order, deal_script, work, table):
     return removed
 
 
-@kernel(globals(), inline="always")
-def scripted(script, work):
-    """The next scripted decision, or -1 when the script is used up (then the strategy decides)."""
-    if work[W_CURSOR] < script.shape[0]:
-        work[W_CURSOR] += 1
-        return script[work[W_CURSOR] - 1]
-    return -1
-
 
 @kernel(globals())
 def offer_swaps(rules, masks, strategies, params, streams, table, hands, counters, script, work):
@@ -152,7 +145,7 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
     n_players = rules[R_PLAYERS]
     size = rules[R_HAND]
     cap = rules[R_CAP]
-    work[W_CURSOR] = 0
+    work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     tricks_done = 0
     leader = 0  # RULINGS.md: seat 0 leads round 0

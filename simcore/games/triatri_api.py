@@ -276,10 +276,8 @@ class TriATri(Game):
         lines.append(f"Ended by: {log['end'] or '(the scripted tricks end before the game does)'}")
         lines.append(("Scores: " if log.get("end") is not None else "Scores if it were scored now: ")
                      + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])))
-        winners = [s for s, x in enumerate(log["shares"]) if x > 0]
         if log.get("end") is not None:
-            lines.append("Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
-                                       "shared by seats " + ", ".join(map(str, winners))))
+            lines.append(self.winner_line(log["shares"]))
         return "\n".join(lines)
 
 

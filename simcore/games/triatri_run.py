@@ -10,7 +10,7 @@ import importlib
 import numpy as np
 from numba import prange
 
-from simcore.bits import bit, has, popcount
+from simcore.bits import bit, has
 from simcore.games.triatri import (
     C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS, D_BIDS,
     D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS, END_SUPPLY, FAKE, HAND_SIZE, L_DOUBLED,
@@ -20,6 +20,7 @@ from simcore.games.triatri import (
     resolve_bid, trick_leader,
 )
 from simcore.jit import kernel
+from simcore.scripts import SCRIPT_CURSOR, scripted
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
 
 strategy = globals().get("__strategies__") or importlib.import_module("strategies.triatri")
@@ -31,7 +32,8 @@ BLOCK = 256
 FINISHED = -1
 STRATEGY_BROKE_RULES = -2
 UNFINISHED = -3  # a scenario's script ended before the game did
-W_CURSOR, W_DEAL_CURSOR, W_BIDS = 0, 1, 2  # slots of the per-block ``work`` array
+# slots of the per-block ``work`` array; slot 0 is the script cursor (simcore/scripts.py)
+W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
 WORK_WIDTH = W_BIDS + MAX_PLAYERS
 
 
@@ -58,14 +60,6 @@ def deal(hands, rules, streams, order, deal_script, work):
         hands[s] = hand
 
 
-@kernel(globals(), inline="always")
-def scripted(script, work):
-    """The next scripted decision, or -1 when the script is used up (then the strategy decides)."""
-    if work[W_CURSOR] < script.shape[0]:
-        work[W_CURSOR] += 1
-        return script[work[W_CURSOR] - 1]
-    return -1
-
 
 @kernel(globals())
 def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters, log, deal_log,
@@ -77,7 +71,7 @@ def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, 
     ``work`` holds the script cursors and the parked bids (no allocation per game)."""
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
-    work[W_CURSOR] = 0
+    work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     deal_row = 0
     tricks_done = 0
