@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from analysis import cards
 from analysis import charts as charting
 from analysis import stats
 from analysis.summary import (Run, advantage_line, balance_line, event_table, fmt_p, fmt_pct_ci, fmt_pp,
@@ -225,6 +226,11 @@ def build(runs: list[Run]) -> tuple[list, dict]:
             from analysis.traps import report_blocks
 
             blocks += report_blocks(run.meta, run.frame, prefix, level)
+        # the card games: how much each card in the opening hand is worth (analysis/cards.py)
+        card_section, card_rows = cards.report_section(run.frame, run.meta, prefix, level)
+        blocks += card_section
+        if card_rows is not None:
+            summary["card_strength"] = card_rows
     document = {"runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
     if several:
         rows = compare(summaries, labels)

@@ -201,6 +201,42 @@ class Game:
         """Game-specific run metadata (events, tricks per game, deck ...)."""
         return {"events": [e.__dict__ for e in self.events]}
 
+    # --- opening hands (card strength, analysis/cards.py) ----------------------------
+    def card_of_bit(self, setup) -> list[str | None] | None:
+        """The printed card behind each bit of a hand mask (None: no card of the deck in force
+        uses that bit; identical copies share a name), or None for a game whose players are not
+        dealt hands of cards (no card-strength analysis)."""
+        return None
+
+    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
+        """uint64[len(games), players]: each seat's hand as first dealt in these games of run
+        ``seed``, drawn by the kernel's own deal from the game's DEAL stream (so exactly the run's
+        deal, whoever played it)."""
+        raise NotImplementedError
+
+    def card_names(self, setup) -> list[str] | None:
+        """The distinct printed cards that can be dealt, in deck order; None: no card analysis."""
+        bits = self.card_of_bit(setup)
+        return None if bits is None else list(dict.fromkeys(name for name in bits if name is not None))
+
+    def opening_hands(self, setup, seed: int, games) -> np.ndarray:
+        """uint8[len(games), players, len(card_names)]: how many copies of each printed card seat
+        s was dealt in the first deal of each game (0/1 for a card printed once)."""
+        names = self.card_names(setup)
+        if names is None:
+            raise BalanceError(f"{self.title} deals no hands of cards: it has no card strength")
+        games = np.asarray(games)
+        if games.size and (games.min() < 0 or games.max() > MAX_SEED):
+            raise BalanceError("game indices must be 0 to 2**63-1")
+        masks = self.opening_masks(setup, check_seed(seed), np.ascontiguousarray(games, dtype=np.int64))
+        column = {name: c for c, name in enumerate(names)}
+        # one contiguous plane per card (a strided write per bit is several times slower)
+        copies = np.zeros((len(names), *masks.shape), dtype=np.uint8)
+        for b, name in enumerate(self.card_of_bit(setup)):
+            if name is not None:
+                copies[column[name]] += ((masks >> np.uint64(b)) & np.uint64(1)).astype(np.uint8)
+        return np.moveaxis(copies, 0, -1)
+
     @staticmethod
     def check_status(status: np.ndarray, lineup: Lineup, games, seed: int) -> None:
         """Turn a kernel's per-game status into an error naming the first broken game.

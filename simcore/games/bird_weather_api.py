@@ -7,8 +7,25 @@ import numpy as np
 from simcore.errors import BalanceError
 from simcore.game import Event, Game, Lineup
 from simcore.games import bird_weather as bw
+from simcore.games.bird_weather_run import deal_hands
+from simcore.jit import kernel
 from simcore.reference import bird_weather as ref
 from simcore.bits import mask_to_list
+from simcore.rng import N_STREAMS, seed_streams
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (the face-down card
+    included), dealt by the play loop's own ``deal_hands``: it is the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    deck = np.empty(rules[bw.R_DECK], dtype=np.int64)
+    hands = np.zeros(bw.MAX_PLAYERS, dtype=np.uint64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal_hands(streams, rules, deck, hands)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]
 
 
 class LogDecider:
@@ -78,6 +95,15 @@ class BirdWeather(Game):
     def metadata(self, setup) -> dict:
         return {**super().metadata(setup), "tricks_per_game": setup.tricks * setup.deals, "deck": list(setup.cards),
                 "hand_columns": "deck-index bitmask of the first deal's hand (incl. the face-down card)"}
+
+    # --- opening hands ---------------------------------------------------------------
+    def card_of_bit(self, setup) -> list[str]:
+        return [str(number) for number in setup.cards]  # deck index = bit; every number printed once
+
+    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        deal_openings(seed, games, setup.rules, hands)
+        return hands
 
     # --- logs ------------------------------------------------------------------------
     def _kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:

@@ -7,6 +7,9 @@ import numpy as np
 from simcore.errors import BalanceError
 from simcore.game import Event, Game, Lineup
 from simcore.games import chimera as cm
+from simcore.games.chimera_run import WORK_WIDTH, deal
+from simcore.jit import kernel
+from simcore.rng import N_STREAMS, seed_streams
 
 _MASK64 = (1 << 64) - 1
 
@@ -31,6 +34,21 @@ def _moves(m0, m1) -> list[str]:
     """The legal moves of two slot masks, ascending (card, slot), as "S-7@0" names."""
     return [cm.move_name(2 * c + slot) for c in _bits(int(m0) | int(m1)) for slot in (0, 1)
             if (int(m1 if slot else m0) >> c) & 1]
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: the familiars dealt to seat s in game ``games[k]`` (its round-1 hand; the
+    hands pass on each round), dealt by the play loop's own ``deal``: the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    hands = np.zeros(cm.MAX_PLAYERS, dtype=np.uint64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    info = np.zeros(cm.INFO_WIDTH, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal(rules, streams, hands, work, info)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]
 
 
 def field_text(suits, rank) -> str:
@@ -243,6 +261,15 @@ class Chimera(Game):
                                ["after another loss: won the next trick %", ratio("other/losses")],
                                ["difference", diff]]}
         return [deal, seats, crystals, ranks, deliberate]
+
+    # --- opening hands ---------------------------------------------------------------
+    def card_of_bit(self, setup) -> list[str | None]:
+        return [cm.card_name(card) if card in setup.deck else None for card in range(cm.N_IDS)]
+
+    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        deal_openings(seed, games, setup.rules, hands)
+        return hands
 
     # --- logs ------------------------------------------------------------------------
     def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:

@@ -8,6 +8,26 @@ from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
 from simcore.game import Event, Game, Lineup
 from simcore.games import ten_tricks as tt
+from simcore.games.ten_tricks_run import WORK_WIDTH, deal
+from simcore.jit import kernel
+from simcore.rng import N_STREAMS, seed_streams
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand as dealt for round 1 of game ``games[k]`` (before the swap for
+    infected 8), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    order = np.empty(48, dtype=np.int64)  # the play loop's size: room for the 41 card ids
+    hands = np.zeros(tt.MAX_PLAYERS, dtype=np.uint64)
+    no_deals = np.empty((0, tt.MAX_PLAYERS), dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    table = np.zeros(tt.TABLE_WIDTH, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal(hands, rules, streams, order, no_deals, work, table)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]
 
 
 class TenTricks(Game):
@@ -57,6 +77,20 @@ class TenTricks(Game):
                 "unit_columns": {"round": "rounds", "trick": "tricks", "seat-round": "seat_rounds",
                                  "contest": "behind_after_1"},
                 "max_rounds": setup.max_rounds}
+
+    # --- opening hands ---------------------------------------------------------------
+    def card_of_bit(self, setup) -> list[str | None]:
+        """Card ids 0..40; at 3 players without fixed colours every colour can be dealt (one is left
+        out at random each round); infected 8 (the swap card) and unused infected are never dealt."""
+        colours = setup.colours_3 if setup.players == 3 and setup.colours_3 else range(4)
+        infected = {tt.FIRST_INFECTED + v for v in setup.infected_values}
+        return [setup.card_name(card) if (card < tt.FIRST_INFECTED and card // 8 in colours) or card in infected
+                else None for card in range(tt.N_CARDS)]
+
+    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        deal_openings(seed, games, setup.rules, hands)
+        return hands
 
     # --- the game's own tables --------------------------------------------------------
     def figures(self, frame, meta: dict, confidence: float) -> list[dict]:

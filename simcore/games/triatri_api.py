@@ -8,12 +8,31 @@ from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
 from simcore.game import Event, Game, Lineup
 from simcore.games import triatri as tt
+from simcore.games.triatri_run import WORK_WIDTH, deal
+from simcore.jit import kernel
+from simcore.rng import N_STREAMS, seed_streams
 
 GEM_SOURCES = ("supply", "own")
 
 
 def gem_name(option: int) -> str:
     return f"{GEM_SOURCES[option // 3]} {tt.COLOUR_NAMES[option % 3]}"
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (round 1, before any
+    redeal), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    order = np.empty(rules[tt.R_DECK], dtype=np.int64)
+    hands = np.zeros(tt.MAX_PLAYERS, dtype=np.uint64)
+    no_deals = np.empty((0, tt.MAX_PLAYERS), dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal(hands, rules, streams, order, no_deals, work)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]
 
 
 class TriATri(Game):
@@ -73,6 +92,15 @@ class TriATri(Game):
                 "unit_columns": {"round": "rounds", "trick": "tricks", "fake": "fakes_played"},
                 "deck": [setup.card_name(c) for c in range(setup.deck_size)],
                 "gem_columns": "gems_s = fire + 1024 * water + 1048576 * wood (seat s's gems at the end)"}
+
+    # --- opening hands ---------------------------------------------------------------
+    def card_of_bit(self, setup) -> list[str]:
+        return [setup.card_name(card) for card in range(setup.deck_size)]  # the fakes are one printed card
+
+    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        deal_openings(seed, games, setup.rules, hands)
+        return hands
 
     # --- the game's own tables --------------------------------------------------------
     def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
