@@ -44,7 +44,8 @@ OVERVIEW_HEADERS = ["game", "players", "games", "strategies", "first-player adva
 
 
 def fpa_chart(summaries: list[dict]) -> bytes:
-    """First-player advantage with its interval, one row per game and player count."""
+    """First-player advantage with its 95% interval, one row per game and player count; the
+    subtitle says how many games each row rests on."""
     from matplotlib.figure import Figure
 
     from analysis.charts import _png
@@ -53,15 +54,21 @@ def fpa_chart(summaries: list[dict]) -> bytes:
     values = [s["first_player_advantage"]["pp"] for s in summaries]
     lows = [v - s["first_player_advantage"]["ci_pp"][0] for v, s in zip(values, summaries)]
     highs = [s["first_player_advantage"]["ci_pp"][1] - v for v, s in zip(values, summaries)]
-    figure = Figure(figsize=(8, 0.45 * len(summaries) + 1.6))
+    counts = sorted({s["games"] for s in summaries})
+    games = f"{counts[0]:,} games per row" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} games per row"
+    figure = Figure(figsize=(8, 0.45 * len(summaries) + 1.9), layout="constrained")
     axes = figure.add_subplot()
     y = list(range(len(summaries)))[::-1]
-    axes.errorbar(values, y, xerr=[lows, highs], fmt="o", color="#4c78a8", ecolor="#4c78a8", capsize=3)
+    axes.errorbar(values, y, xerr=[lows, highs], fmt="o", color="#4c78a8", ecolor="#4c78a8", capsize=3,
+                  label="seat 0 share − 1/N (95% CI)")
     axes.axvline(0, color="#888", linewidth=1)
     axes.set_yticks(y, labels)
-    axes.set_xlabel("seat 0 win share minus the fair share (percentage points), 95% interval")
-    axes.set_title("First-player advantage by game and player count")
-    figure.tight_layout()
+    axes.set_ylabel("game, player count")
+    axes.set_xlabel("first-player advantage (percentage points)")
+    axes.grid(axis="x", alpha=0.3)
+    figure.suptitle("First-player advantage by game and player count", fontsize=13, fontweight="bold")
+    axes.set_title(f"seat 0 win share minus the fair share 1/N · 95% Wilson intervals · {games}",
+                   fontsize=9, color="0.3")
     return _png(figure)
 
 

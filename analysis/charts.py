@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import io
 import math
+import re
 
 import numpy as np
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from analysis import stats
 from analysis.summary import games_phrase
 
 DPI = 110
@@ -27,6 +29,30 @@ def _png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     return buffer.getvalue()
+
+
+# a unit in parentheses, as in "win share (%)", "final score (points)", "dice on the table (count)"
+UNIT = re.compile(r"\([^()]+\)")
+
+
+def label_problems(figure: Figure) -> list[str]:
+    """What a chart lacks of the house rules, empty when nothing: a title; on every plot both
+    axes labelled and at least one of them (the value axis) with its unit in parentheses; a
+    colour bar labelled with its unit.  The tests run every chart through this."""
+    problems = []
+    if not (figure.get_suptitle() or any(axes.get_title() for axes in figure.axes)):
+        problems.append("no title")
+    for number, axes in enumerate(figure.axes):
+        if getattr(axes, "_colorbar", None) is not None:
+            label = axes.get_ylabel() or axes.get_xlabel()
+            if not UNIT.search(label):
+                problems.append(f"colour bar {number}: no label with a unit ({label!r})")
+            continue
+        labels = {"x": axes.get_xlabel(), "y": axes.get_ylabel()}
+        problems += [f"plot {number}: no {axis} axis label" for axis, label in labels.items() if not label]
+        if not any(UNIT.search(label) for label in labels.values()):
+            problems.append(f"plot {number}: no unit on either axis ({labels['x']!r}, {labels['y']!r})")
+    return problems
 
 
 def subtitle(summary: dict) -> str:
@@ -86,7 +112,8 @@ def binned_scores(counts: pl.DataFrame, max_bins: int = 60) -> tuple[int, np.nda
 
 
 def score_chart(counts: pl.DataFrame, summary: dict, max_bins: int = 60) -> bytes:
-    """Final-score distribution per seat as overlaid step histograms, means as dashed lines.
+    """Final-score distribution per seat as overlaid step histograms, each bin's share of games
+    shaded with its 95% Wilson interval, means as dashed lines.
 
     ``counts`` is ``analysis.summary.score_counts``: already counted, so this never sees one
     value per game.
@@ -98,15 +125,19 @@ def score_chart(counts: pl.DataFrame, summary: dict, max_bins: int = 60) -> byte
     colours = [f"C{i}" for i in range(10)]
     for seat, info in enumerate(summary["seats"]):
         colour = colours[seat % len(colours)]
-        values = 100.0 * per_seat.get(seat, np.zeros(len(edges) - 1)) / games
+        in_bin = per_seat.get(seat, np.zeros(len(edges) - 1))
+        values = 100.0 * in_bin / games
+        low, high = (100.0 * np.array(bound) for bound in
+                     zip(*(stats.wilson_interval(count, games) for count in in_bin)))
         mean = info["mean_score"]
+        axes.stairs(high, edges, baseline=low, fill=True, color=colour, alpha=0.2, linewidth=0)
         axes.stairs(values, edges, color=colour, linewidth=1.8,
                     label=f"seat {seat} ({info['strategy']}), mean {mean:.2f}")
         axes.axvline(mean, color=colour, linestyle="--", linewidth=1, alpha=0.8)
     axes.set_xlabel("final score (points)")
     axes.set_ylabel("games (%)" if width == 1 else f"games per {width}-point bin (%)")
     axes.set_ylim(bottom=0)
-    axes.legend(fontsize=8, title="dashed: mean score", title_fontsize=8)
+    axes.legend(fontsize=8, title="dashed: mean score; shaded: 95% interval", title_fontsize=8)
     axes.grid(alpha=0.3)
     _titled(figure, axes, "Final score distribution by seat", summary)
     return _png(figure)
@@ -136,6 +167,7 @@ def event_rate_chart(summary: dict) -> bytes | None:
         axes.annotate(f"{rate:.{places}f}%", (right, y), xytext=(4, 0), textcoords="offset points",
                       va="center", fontsize=9)
     axes.set_yticks(positions, labels)
+    axes.set_ylabel("rule event")
     axes.invert_yaxis()
     axes.set_xlabel(f"rate per {units[0]} (%)" if one_unit else "rate per stated unit (%)")
     axes.set_xlim(0, max(high.max(), 1e-9) * 1.2)

@@ -5,8 +5,11 @@ counter column per rule event, and file metadata ``"balance"`` (JSON) that says 
 there are, which strategies sat where, which events were counted and per what unit.  Nothing
 here knows a game by name: seats, events and units all come from that metadata.
 
-Every figure is reduced in one lazy query of named aggregates collected once (STYLE.md habit
-10); the intervals are then computed from those few numbers by ``analysis.stats``.
+Each figure is a lazy query, LazyFrame in and LazyFrame out (``seat_shares``, ``event_rates``...,
+the notebook API of docs/api.md): named aggregates reduce the rows to a few totals, and the
+intervals are computed from those inside the plan, by the formulas of ``analysis.stats`` written
+as expressions (``wilson_bounds``, ``mean_bounds``).  ``summarize`` collects them all at once
+(STYLE.md habit 10) and gives the same numbers, to the bit.
 """
 from __future__ import annotations
 
@@ -193,23 +196,239 @@ def variant_info(meta: dict) -> dict:
             "settings": settings}
 
 
-def units_per_game(meta: dict, per: str, row: dict | None = None) -> float | None:
-    """How many ``per`` units (trick, round, turn...) a game has: the mean of the per-game
-    column the metadata names in ``unit_columns`` (games whose length varies), else the
-    constant ``<per>s_per_game``.
-
-    ``per == "game"`` is 1.  None when neither says, and the per-unit rate is then not reported.
-    """
+def units_per_game(meta: dict, per: str) -> float | None:
+    """How many ``per`` units (trick, round, turn...) every game has, where that is a constant:
+    1 for ``per == "game"``, else the metadata's ``<per>s_per_game``.  None when it does not say
+    (games whose length varies name a per-game count column in ``unit_columns`` instead, which
+    ``event_rates`` sums)."""
     if per == "game":
         return 1.0
-    if row is not None and f"units:{per}" in row:
-        value = row[f"units:{per}"]
-        return float(value) / row["games"] if value and row["games"] else None
     for key in (f"{per}s_per_game", f"{per}_per_game"):
         value = meta.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
             return float(value)
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# LazyFrames in, LazyFrames out: the figures of a run as lazy queries (the notebook API);
+# ``summarize`` collects them together
+# --------------------------------------------------------------------------------------------
+
+def _lazy(frame: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+    return frame.lazy() if isinstance(frame, pl.DataFrame) else frame
+
+
+def seat_count(frame: pl.LazyFrame | pl.DataFrame) -> int:
+    """How many seats a results frame has: its ``score_<seat>`` and ``share_<seat>`` columns."""
+    names = set(_lazy(frame).collect_schema().names())
+    seats = 0
+    while f"score_{seats}" in names and f"share_{seats}" in names:
+        seats += 1
+    if seats == 0:
+        raise BalanceError("not a balance results frame: no score_0 and share_0 columns")
+    return seats
+
+
+def wilson_bounds(successes: pl.Expr, trials: pl.Expr,
+                  confidence: float = stats.DEFAULT_CONFIDENCE) -> tuple[pl.Expr, pl.Expr]:
+    """``stats.wilson_interval`` as two expressions, so the interval is part of a lazy plan
+    (Polars has no such expression).  The same formula in the same order of operations, so
+    both give the same bits; no trials gives (0, 1) as there."""
+    z = stats.z_for(confidence)
+    p_hat = successes / trials
+    z2_n = z * z / trials
+    centre = (p_hat + z2_n / 2.0) / (1.0 + z2_n)
+    half = z / (1.0 + z2_n) * (p_hat * (1.0 - p_hat) / trials + z2_n / (4.0 * trials)).sqrt()
+    low = pl.min_horizontal(pl.max_horizontal(centre - half, 0.0), p_hat)
+    high = pl.max_horizontal(pl.min_horizontal(centre + half, 1.0), p_hat)
+    known = trials > 0
+    return pl.when(known).then(low).otherwise(0.0), pl.when(known).then(high).otherwise(1.0)
+
+
+def mean_bounds(mean: pl.Expr, sd: pl.Expr, count: pl.Expr,
+                confidence: float = stats.DEFAULT_CONFIDENCE) -> tuple[pl.Expr, pl.Expr]:
+    """``stats.mean_interval`` (mean ± z s / sqrt n) as two expressions, in the same order of
+    operations; null where the spread is unknown (fewer than two values)."""
+    half = stats.z_for(confidence) * sd / count.cast(pl.Float64).sqrt()
+    known = (count >= 2) & sd.is_finite()
+    return pl.when(known).then(mean - half), pl.when(known).then(mean + half)
+
+
+def _one_row_each(totals: pl.LazyFrame, rows: list[list[pl.Expr]]) -> pl.LazyFrame:
+    """Turn a one-row frame of totals into one row per item (seat, event...), each item's
+    columns given as expressions over the totals; one scan of the results feeds them all."""
+    return (totals.select(pl.concat_list([pl.struct(row) for row in rows]).alias("item"))
+            .explode("item").unnest("item"))
+
+
+def seat_shares(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None,
+                confidence: float = stats.DEFAULT_CONFIDENCE) -> pl.LazyFrame:
+    """Win share per seat with its Wilson interval: ``seat, games, wins, share, ci_low, ci_high``.
+
+    ``wins`` is the seat's summed ``share_<seat>`` (a k-way tie is 1/k of a win for each tied
+    seat), ``share = wins / games``; seat 0 plays first.  ``players`` defaults to the frame's
+    seat count.
+    """
+    frame = _lazy(frame)
+    players = players or seat_count(frame)
+    totals = frame.select(pl.len().cast(pl.Int64).alias("games"),
+                          *[pl.col(f"share_{seat}").cast(pl.Float64).sum().alias(f"wins:{seat}")
+                            for seat in range(players)])
+    games = pl.col("games")
+    # float32 shares can add up to a hair more than the games played
+    seats = _one_row_each(totals, [[pl.lit(seat, pl.Int64).alias("seat"), games,
+                                    pl.min_horizontal(pl.col(f"wins:{seat}"), games.cast(pl.Float64)).alias("wins")]
+                                   for seat in range(players)])
+    low, high = wilson_bounds(pl.col("wins"), games, confidence)
+    return seats.with_columns((pl.col("wins") / games).alias("share"), low.alias("ci_low"), high.alias("ci_high"))
+
+
+def first_player_advantage(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None,
+                           confidence: float = stats.DEFAULT_CONFIDENCE) -> pl.LazyFrame:
+    """Seat 0's win share minus the fair share 1/N, in percentage points, with seat 0's Wilson
+    interval shifted the same way: one row ``seat, games, fair_share, share, pp, ci_low_pp,
+    ci_high_pp``."""
+    frame = _lazy(frame)
+    players = players or seat_count(frame)
+    fair = 1.0 / players
+    return (seat_shares(frame, players, confidence).filter(pl.col("seat") == 0)
+            .select("seat", "games", pl.lit(fair).alias("fair_share"), "share",
+                    (100.0 * (pl.col("share") - fair)).alias("pp"),
+                    (100.0 * (pl.col("ci_low") - fair)).alias("ci_low_pp"),
+                    (100.0 * (pl.col("ci_high") - fair)).alias("ci_high_pp")))
+
+
+SEAT_BALANCE_TEST = "chi-square goodness of fit against equal seat shares"
+
+
+def _chi2_of_wins(wins: pl.Series) -> pl.Series:
+    test = stats.chi2_equal_shares(wins.to_numpy())
+    return pl.Series([{"statistic": test.statistic, "df": test.df, "p_value": test.p_value}])
+
+
+def seat_balance(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None) -> pl.LazyFrame:
+    """Do the seats win equally often?  Pearson's chi-square test of equal shares on the seats'
+    summed wins (``stats.chi2_equal_shares``): one row ``test, statistic, df, p_value``."""
+    frame = _lazy(frame)
+    players = players or seat_count(frame)
+    if players < 2:
+        raise BalanceError("a seat-equality test needs at least two seats")
+    result = pl.Struct({"statistic": pl.Float64, "df": pl.Int64, "p_value": pl.Float64})
+    return (seat_shares(frame, players)
+            .select(pl.lit(SEAT_BALANCE_TEST).alias("test"),
+                    pl.col("wins").map_batches(_chi2_of_wins, return_dtype=result, returns_scalar=True).alias("chi2"))
+            .unnest("chi2"))
+
+
+def seat_scores(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None,
+                confidence: float = stats.DEFAULT_CONFIDENCE) -> pl.LazyFrame:
+    """Final score per seat: ``seat, games, mean, sd, ci_low, ci_high, min, max`` (the mean's
+    normal-approximation interval; sd with ddof 1)."""
+    frame = _lazy(frame)
+    players = players or seat_count(frame)
+    totals = [pl.len().cast(pl.Int64).alias("games")]
+    for seat in range(players):
+        score = pl.col(f"score_{seat}").cast(pl.Float64)
+        totals += [score.mean().alias(f"mean:{seat}"), score.std().alias(f"sd:{seat}"),
+                   pl.col(f"score_{seat}").cast(pl.Int64).min().alias(f"min:{seat}"),
+                   pl.col(f"score_{seat}").cast(pl.Int64).max().alias(f"max:{seat}")]
+    seats = _one_row_each(frame.select(totals), [
+        [pl.lit(seat, pl.Int64).alias("seat"), pl.col("games")]
+        + [pl.col(f"{name}:{seat}").alias(name) for name in ("mean", "sd", "min", "max")]
+        for seat in range(players)])
+    low, high = mean_bounds(pl.col("mean"), pl.col("sd"), pl.col("games"), confidence)
+    return seats.select("seat", "games", "mean", "sd", low.alias("ci_low"), high.alias("ci_high"), "min", "max")
+
+
+def score_distribution(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None,
+                       confidence: float = stats.DEFAULT_CONFIDENCE) -> pl.LazyFrame:
+    """How many games each seat ended with each score: ``seat, score, games, share, ci_low,
+    ci_high`` (share of all games, Wilson interval), sorted by seat and score."""
+    frame = _lazy(frame)
+    players = players or seat_count(frame)
+    counts = (frame.select(pl.len().cast(pl.Int64).alias("played"),
+                           *[pl.col(f"score_{seat}").cast(pl.Int32) for seat in range(players)])
+              .unpivot(index="played", variable_name="column", value_name="score")
+              .group_by("column", "score")
+              .agg(pl.len().cast(pl.Int64).alias("games"), pl.col("played").first()))
+    low, high = wilson_bounds(pl.col("games"), pl.col("played"), confidence)
+    return (counts.select(pl.col("column").str.strip_prefix("score_").cast(pl.Int32).alias("seat"), "score", "games",
+                          (pl.col("games") / pl.col("played")).alias("share"), low.alias("ci_low"), high.alias("ci_high"))
+            .sort("seat", "score"))
+
+
+def score_counts(frame: pl.LazyFrame, players: int) -> pl.DataFrame:
+    """The score histogram the charts draw: ``seat, score, games`` (counted by Polars, so a
+    chart never holds one value per game)."""
+    return score_distribution(frame, players).select("seat", "score", "games").collect(engine="streaming")
+
+
+def event_rates(frame: pl.LazyFrame | pl.DataFrame, meta: dict,
+                confidence: float = stats.DEFAULT_CONFIDENCE) -> pl.LazyFrame:
+    """One row per rule event of the metadata, in its order:
+
+    ``event`` (column), ``label``, ``per`` (unit), ``games``, ``total`` (times it fired),
+    ``mean_per_game`` with ``mean_ci_low/high`` (normal interval), ``games_fired`` and
+    ``fired_share`` (games where it fired at least once) with ``fired_ci_low/high`` (Wilson),
+    ``units_per_game``, ``trials`` (units played), ``rate = total / trials`` with ``ci_low/high``
+    and ``method``.  Rate columns are null where the unit count is unknown (a per-game count
+    column named in ``unit_columns``, else the constant ``<per>s_per_game``).
+
+    The per-unit rate treats each unit (e.g. trick) as one trial for the Wilson interval.  Units
+    of one game are not independent, so this is an approximation; if an event can fire more than
+    once per unit (total > trials) Wilson does not apply and the interval is the per-game mean's
+    normal interval divided by the units per game (``method`` "normal").
+    """
+    frame = _lazy(frame)
+    unit_columns = meta.get("unit_columns", {})
+    # without events the plan runs on a stand-in (the game index) and keeps none of its rows,
+    # so the columns and their types are the same either way
+    events = meta["events"] or [{"column": "game", "label": "", "per": "game"}]
+    totals = [pl.len().cast(pl.Int64).alias("games")]
+    totals += [pl.col(column).cast(pl.Int64).sum().alias(f"units:{per}") for per, column in unit_columns.items()]
+    for event in events:
+        column = event["column"]
+        count = pl.col(column).cast(pl.Int64)
+        totals += [count.sum().alias(f"total:{column}"), (count > 0).sum().cast(pl.Int64).alias(f"fired:{column}"),
+                   count.cast(pl.Float64).mean().alias(f"mean:{column}"),
+                   count.cast(pl.Float64).std().alias(f"sd:{column}")]
+    games = pl.col("games")
+    rows = []
+    for event in events:
+        column, per = event["column"], event["per"]
+        constant = units_per_game(meta, per)
+        if per != "game" and per in unit_columns:
+            counted = pl.col(f"units:{per}")
+            # no unit played in the whole run: the rate is unknown, not 0 of 0
+            units = pl.when(counted > 0).then(counted / games)
+            trials = pl.when(counted > 0).then(counted.cast(pl.Float64))
+        elif constant is not None:
+            units, trials = pl.lit(constant), games * constant
+        else:
+            units = trials = pl.lit(None, pl.Float64)
+        rows.append([pl.lit(column).alias("event"), pl.lit(event["label"]).alias("label"), pl.lit(per).alias("per"),
+                     games, pl.col(f"total:{column}").alias("total"),
+                     pl.col(f"mean:{column}").alias("mean_per_game"), pl.col(f"sd:{column}").alias("sd"),
+                     pl.col(f"fired:{column}").alias("games_fired"),
+                     units.cast(pl.Float64).alias("units_per_game"), trials.cast(pl.Float64).alias("trials")])
+    total, trials, units = pl.col("total"), pl.col("trials"), pl.col("units_per_game")
+    mean_low, mean_high = mean_bounds(pl.col("mean_per_game"), pl.col("sd"), games, confidence)
+    fired_low, fired_high = wilson_bounds(pl.col("games_fired"), games, confidence)
+    wilson_low, wilson_high = wilson_bounds(total, trials, confidence)
+    proportion = total <= trials
+    rates = (_one_row_each(frame.select(totals), rows)
+            .select("event", "label", "per", "games", "total", "mean_per_game",
+                    mean_low.alias("mean_ci_low"), mean_high.alias("mean_ci_high"), "games_fired",
+                    (pl.col("games_fired") / games).alias("fired_share"),
+                    fired_low.alias("fired_ci_low"), fired_high.alias("fired_ci_high"), "units_per_game", "trials",
+                    (total / trials).alias("rate"),
+                    pl.when(proportion).then(wilson_low).otherwise(mean_low / units).alias("ci_low"),
+                    pl.when(proportion).then(wilson_high).otherwise(mean_high / units).alias("ci_high"),
+                    pl.when(trials.is_not_null())
+                    .then(pl.when(proportion).then(pl.lit("wilson")).otherwise(pl.lit("normal")))
+                    .alias("method")))
+    return rates if meta["events"] else rates.head(0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -228,6 +447,11 @@ def _pair(interval: Iterable[float]) -> list:
     return [_finite(v) for v in interval]
 
 
+def _whole(value):
+    """A count held as a float (units played) as an int where it is whole."""
+    return int(value) if value is not None and float(value).is_integer() else value
+
+
 def _distinct_range(row: dict, games: int) -> bool:
     if games == 0:
         return True
@@ -239,42 +463,21 @@ def _distinct_range(row: dict, games: int) -> bool:
     return abs(row["game_sum"] - total) <= 1e-9 * max(total, 1) and abs(row["game_sumsq"] - squares) <= 1e-9 * max(squares, 1)
 
 
-def _aggregates(meta: dict) -> list[pl.Expr]:
-    """Every number the summary needs, as named aggregates of one query."""
-    players = meta["players"]
+def _integrity(meta: dict) -> list[pl.Expr]:
+    """What the summary checks about the rows themselves: the game count, the game indices, and
+    how many rows' shares do not sum to 1."""
     # Duplicate game indices (a file pooled twice) are caught without a hash set of every index,
     # which would grow with the run: n indices are exactly min..max when the range has n values
     # and their sum and sum of squares are those of that range (floats: exact below 2**53).
     index = pl.col("game").cast(pl.Float64)
-    exprs = [pl.len().alias("games"), index.min().alias("game_min"), index.max().alias("game_max"),
-             index.sum().alias("game_sum"), (index * index).sum().alias("game_sumsq")]
-    shares = [pl.col(f"share_{seat}").cast(pl.Float64) for seat in range(players)]
-    exprs.append(((pl.sum_horizontal(shares) - 1.0).abs() > SHARE_SUM_TOLERANCE).sum().alias("unbalanced_rows"))
-    for seat in range(players):
-        score = pl.col(f"score_{seat}").cast(pl.Float64)
-        exprs += [
-            shares[seat].sum().alias(f"share_sum:{seat}"),
-            score.mean().alias(f"score_mean:{seat}"),
-            score.std().alias(f"score_sd:{seat}"),
-            score.min().alias(f"score_min:{seat}"),
-            score.max().alias(f"score_max:{seat}"),
-        ]
-    for per, column in meta.get("unit_columns", {}).items():
-        exprs.append(pl.col(column).cast(pl.Int64).sum().alias(f"units:{per}"))
-    for event in meta["events"]:
-        column = event["column"]
-        count = pl.col(column).cast(pl.Int64)
-        exprs += [
-            count.sum().alias(f"total:{column}"),
-            (count > 0).sum().alias(f"fired:{column}"),
-            count.cast(pl.Float64).mean().alias(f"mean:{column}"),
-            count.cast(pl.Float64).std().alias(f"sd:{column}"),
-        ]
-    return exprs
+    shares = [pl.col(f"share_{seat}").cast(pl.Float64) for seat in range(meta["players"])]
+    return [pl.len().alias("games"), index.min().alias("game_min"), index.max().alias("game_max"),
+            index.sum().alias("game_sum"), (index * index).sum().alias("game_sumsq"),
+            ((pl.sum_horizontal(shares) - 1.0).abs() > SHARE_SUM_TOLERANCE).sum().alias("unbalanced_rows")]
 
 
 def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
-    """Reduce a run to a JSON-ready dict (one collect).  Keys:
+    """Reduce a run to a JSON-ready dict: the lazy queries above, collected together.  Keys:
 
     ``figures`` (the game's own tables, see ``game_figures``), ``game, title, players, games, games_in_metadata, seed, version, strategies, variant
     {name, description, settings}, assumed, notes, confidence, seats, first_player_advantage,
@@ -284,13 +487,19 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
     win_share_ci, mean_score and mean_score_ci, score_sd, score_min, score_max.
     ``first_player_advantage``: fair_share = 1/N, pp = (share of seat 0 - 1/N) in percentage
     points and ci_pp, the Wilson interval of seat 0 shifted the same way.
-    ``seat_balance``: chi-square test of equal seat shares (statistic, df, p_value), None for
-    one seat.  ``events[j]``: column, label, per, total, mean_per_game (+ _ci), games_fired,
+    ``seat_balance``: chi-square test of equal seat shares (test, statistic, df, p_value), None
+    for one seat.  ``events[j]``: column, label, per, total, mean_per_game (+ _ci), games_fired,
     fired_share (+ _ci), units_per_game, trials, rate (per unit) and rate_ci, rate_method.
     Fractions are 0..1; unknown numbers are None.
     """
     players = meta["players"]
-    row = frame.select(_aggregates(meta)).collect(engine="streaming").row(0, named=True)
+    queries = [frame.select(_integrity(meta)), seat_shares(frame, players, confidence),
+               seat_scores(frame, players, confidence), first_player_advantage(frame, players, confidence),
+               event_rates(frame, meta, confidence)]
+    if players > 1:
+        queries.append(seat_balance(frame, players))
+    row, shares, scores, advantage, event_rows, *balance = pl.collect_all(queries, engine="streaming")
+    row = row.row(0, named=True)
     games = int(row["games"])
     if games == 0:
         raise BalanceError("the results hold no games")
@@ -305,32 +514,26 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
 
     names = strategies(meta)
     labels = seat_labels(meta)
-    seats = []
-    for seat in range(players):
-        wins = min(float(row[f"share_sum:{seat}"]), games)
-        mean, sd = row[f"score_mean:{seat}"], row[f"score_sd:{seat}"]
-        seats.append({
-            "seat": seat, "label": labels[seat], "strategy": names[seat],
-            "wins": wins, "win_share": wins / games,
-            "win_share_ci": _pair(stats.wilson_interval(wins, games, confidence)),
-            "mean_score": _finite(mean),
-            "mean_score_ci": _pair(stats.mean_interval(mean, sd, games, confidence)),
-            "score_sd": _finite(sd),
-            "score_min": int(row[f"score_min:{seat}"]), "score_max": int(row[f"score_max:{seat}"]),
-        })
+    seats = [{"seat": share["seat"], "label": labels[share["seat"]], "strategy": names[share["seat"]],
+              "wins": share["wins"], "win_share": share["share"],
+              "win_share_ci": _pair((share["ci_low"], share["ci_high"])),
+              "mean_score": _finite(score["mean"]), "mean_score_ci": _pair((score["ci_low"], score["ci_high"])),
+              "score_sd": _finite(score["sd"]), "score_min": score["min"], "score_max": score["max"]}
+             for share, score in zip(shares.iter_rows(named=True), scores.iter_rows(named=True))]
+    fpa = advantage.row(0, named=True)
+    advantage = {"seat": 0, "fair_share": fpa["fair_share"], "pp": fpa["pp"],
+                 "ci_pp": [fpa["ci_low_pp"], fpa["ci_high_pp"]]}
+    balance = balance[0].row(0, named=True) if balance else None
 
-    fair = 1.0 / players
-    low, high = seats[0]["win_share_ci"]
-    advantage = {"seat": 0, "fair_share": fair, "pp": 100.0 * (seats[0]["win_share"] - fair),
-                 "ci_pp": [100.0 * (low - fair), 100.0 * (high - fair)]}
-
-    balance = None
-    if players > 1:
-        test = stats.chi2_equal_shares([s["wins"] for s in seats])
-        balance = {"test": "chi-square goodness of fit against equal seat shares",
-                   "statistic": test.statistic, "df": test.df, "p_value": test.p_value}
-
-    events = [_event_summary(event, row, games, meta, confidence) for event in meta["events"]]
+    events = [{"column": e["event"], "label": e["label"], "per": e["per"], "total": e["total"],
+               "mean_per_game": _finite(e["mean_per_game"]),
+               "mean_per_game_ci": _pair((e["mean_ci_low"], e["mean_ci_high"])),
+               "games_fired": e["games_fired"], "fired_share": e["fired_share"],
+               "fired_share_ci": _pair((e["fired_ci_low"], e["fired_ci_high"])),
+               "units_per_game": e["units_per_game"], "trials": _whole(e["trials"]), "rate": e["rate"],
+               "rate_ci": None if e["method"] is None else _pair((e["ci_low"], e["ci_high"])),
+               "rate_method": e["method"]}
+              for e in event_rows.iter_rows(named=True)]
     missing_units = sorted({e["per"] for e in events if e["units_per_game"] is None})
     if missing_units:
         notes.append("no per-game count of " + ", ".join(f"'{u}'" for u in missing_units)
@@ -357,59 +560,9 @@ def game_figures(frame: pl.LazyFrame, meta: dict, confidence: float) -> list[dic
     return get_game(meta["game"]).figures(frame, meta, confidence)
 
 
-def _event_summary(event: dict, row: dict, games: int, meta: dict, confidence: float) -> dict:
-    """Per-game mean, share of games where it fired, and rate per unit of one rule event.
-
-    The per-unit rate treats each unit (e.g. trick) as one trial for the Wilson interval.  Units
-    of one game are not independent, so this is an approximation; if an event can fire more than
-    once per unit (total > trials) Wilson does not apply and the interval is the per-game mean's
-    normal interval divided by the units per game (``rate_method: "normal"``).
-    """
-    column = event["column"]
-    total = int(row[f"total:{column}"])
-    fired = int(row[f"fired:{column}"])
-    mean, sd = row[f"mean:{column}"], row[f"sd:{column}"]
-    units = units_per_game(meta, event["per"], row)
-    trials = rate = rate_ci = method = None
-    if units is not None:
-        # a per-game unit column gives the exact total (no float round trip through the mean)
-        trials = int(row[f"units:{event['per']}"]) if f"units:{event['per']}" in row else games * units
-        rate = total / trials
-        if total <= trials:
-            rate_ci, method = _pair(stats.wilson_interval(total, trials, confidence)), "wilson"
-        else:
-            low, high = stats.mean_interval(mean, sd, games, confidence)
-            rate_ci, method = _pair((low / units, high / units)), "normal"
-    return {
-        "column": column, "label": event["label"], "per": event["per"], "total": total,
-        "mean_per_game": _finite(mean),
-        "mean_per_game_ci": _pair(stats.mean_interval(mean, sd, games, confidence)),
-        "games_fired": fired, "fired_share": fired / games,
-        "fired_share_ci": _pair(stats.wilson_interval(fired, games, confidence)),
-        "units_per_game": units, "trials": trials, "rate": rate, "rate_ci": rate_ci,
-        "rate_method": method,
-    }
-
-
 def summary_json(summary: dict) -> str:
     """The summary as strict JSON (no NaN), keys in a stable order."""
     return json.dumps(summary, indent=2, allow_nan=False)
-
-
-def score_counts(frame: pl.LazyFrame, players: int) -> pl.DataFrame:
-    """How many games ended with each score, per seat: columns ``seat, score, games``.
-
-    The histogram is counted by Polars (group_by) so charts never hold one value per game.
-    """
-    return (frame.select([pl.col(f"score_{seat}").cast(pl.Int32) for seat in range(players)])
-            .unpivot(variable_name="column", value_name="score")
-            .group_by("column", "score")
-            .agg(pl.len().alias("games"))
-            .with_columns(pl.col("column").str.strip_prefix("score_").cast(pl.Int32).alias("seat"))
-            .select("seat", "score", "games")
-            .sort("seat", "score")
-            .collect(engine="streaming"))
-
 
 # --------------------------------------------------------------------------------------------
 # formatting (shared by the console summary and the report)

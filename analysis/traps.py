@@ -2,32 +2,35 @@
 (The Sky City of ALEA).  Every simulated rate carries a 95% Wilson interval."""
 from __future__ import annotations
 
-import io
-
 import numpy as np
 
 from analysis import stats
 from analysis.report import Alert, Heading, Image, Paragraph, Table, write_blocks
 
+# the kernel tallies each trap's points as a sum only (no sum of squares), so this one figure
+# cannot carry an interval until it does; say so wherever it is shown
+POINTS_NOTE = ("Points per player per round is a plain mean: the run does not tally its spread, so it has no "
+               "interval.")
+
 
 def odds_heatmap(names: list[str], odds: np.ndarray, assumed: list[bool], players: int) -> bytes:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    """Exact chance (%) that each trap fires, by the number of dice on the table."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(11, 0.32 * len(names) + 1.6), dpi=110)
-    FigureCanvasAgg(figure)
+    from analysis.charts import _png
+
+    figure = Figure(figsize=(11, 0.32 * len(names) + 1.8), layout="constrained")
     axes = figure.add_subplot()
     image = axes.imshow(odds * 100, aspect="auto", cmap="magma_r", vmin=0, vmax=100)
     axes.set_yticks(range(len(names)), [n + (" *" if a else "") for n, a in zip(names, assumed)], fontsize=8)
     axes.set_xticks(range(odds.shape[1]), [str(n) for n in range(odds.shape[1])], fontsize=7)
     axes.set_xlabel("dice on the table (count)")
     axes.set_ylabel("trap card (* = assumed)")
-    axes.set_title(f"Exact chance each trap fires, by dice on the table (%) - {players} players")
+    figure.suptitle("Exact chance each trap fires, by dice on the table", fontsize=13, fontweight="bold")
+    axes.set_title(f"The Sky City of ALEA · {players} players · exact enumeration of every roll, no sampling",
+                   fontsize=9, color="0.3")
     figure.colorbar(image, ax=axes, label="chance the trap fires (%)")
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+    return _png(figure)
 
 
 def trap_rows(meta: dict) -> list[dict]:
@@ -108,7 +111,8 @@ def build(setup, meta: dict) -> tuple[list, dict]:
                   "the round ended at the first roll; how often an escape succeeded; how often players who "
                   "declared 0 collected the bonus (rounds with a 0-declarer). Rates with 95% Wilson intervals "
                   "and their trial counts. The last column checks the simulated trigger rate on fresh dice "
-                  "against the exact odds: (dice counts outside their 99.9% interval) / (dice counts checked)."),
+                  "against the exact odds: (dice counts outside their 99.9% interval) / (dice counts checked). "
+                  + POINTS_NOTE),
         per_trap_table(rows),
     ]
     document = {"players": players, "games": meta["games"], "seed": meta["seed"], "strategies": meta["strategies"],
@@ -139,6 +143,7 @@ def format_text(setup, rows: list[dict], meta: dict) -> str:
         out.append(r["trap"].ljust(width) + f"{ppr:>12}{short(r['first_roll_end']):>22}"
                    + f"{short(r['escape_success']):>22}{short(r['zero_declarers_collect']):>22}"
                    + f"{r['odds_cells_outside_999']:>5}/{r['odds_cells_checked']:<5}")
+    out.append(POINTS_NOTE)
     return "\n".join(out)
 
 
@@ -169,7 +174,7 @@ def report_blocks(meta: dict, frame, prefix: str, level: int) -> list:
                   "round; rounds ended at the first roll; escapes that succeeded; rounds where players who "
                   "declared 0 collected the bonus (95% Wilson intervals, trial counts after 'of'). "
                   "'sim vs exact': dice counts whose simulated trigger rate on fresh dice falls outside the "
-                  "99.9% interval around the exact odds / dice counts checked. * = assumed card."),
+                  "99.9% interval around the exact odds / dice counts checked. * = assumed card. " + POINTS_NOTE),
         per_trap_table(rows),
         Image(f"{prefix}trap-odds.png", "Exact trap odds by dice on the table",
               odds_heatmap(names, odds, assumed, meta["players"])),

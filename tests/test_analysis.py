@@ -274,6 +274,127 @@ def test_non_balance_files_are_refused(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
+# the lazy queries (LazyFrames in, LazyFrames out)
+# --------------------------------------------------------------------------------------------
+
+def test_wilson_and_mean_bounds_give_the_same_bits_as_stats():
+    pairs = [(0, 0), (0, 1), (1, 1), (0, 7), (3, 20), (11 / 6, 4), (2.5, 9), (987, 3000), (10**6, 10**6),
+             (123_456.75, 10**7)]
+    frame = pl.DataFrame({"x": [float(x) for x, _ in pairs], "n": [n for _, n in pairs]})
+    for confidence in (0.95, 0.999, 0.5):
+        low, high = summary.wilson_bounds(pl.col("x"), pl.col("n"), confidence)
+        got = frame.select(low.alias("low"), high.alias("high")).rows()
+        assert got == [stats.wilson_interval(x, n, confidence) for x, n in pairs]
+    means = pl.DataFrame({"mean": [5.0, 0.25, 3.0], "sd": [2.5, 0.1, None], "n": [4, 10**6, 1]})
+    low, high = summary.mean_bounds(pl.col("mean"), pl.col("sd"), pl.col("n"))
+    got = means.select(low.alias("low"), high.alias("high")).rows()
+    assert got[:2] == [stats.mean_interval(5.0, 2.5, 4), stats.mean_interval(0.25, 0.1, 10**6)]
+    assert got[2] == (None, None)  # one value: no spread, no interval
+
+
+def test_lazy_seat_queries_exact_values(results):
+    frame, meta = summary.load(results)
+    shares = summary.seat_shares(frame)
+    assert isinstance(shares, pl.LazyFrame)
+    shares = shares.collect()
+    assert shares.columns == ["seat", "games", "wins", "share", "ci_low", "ci_high"]
+    assert shares["seat"].to_list() == [0, 1, 2] and shares["games"].to_list() == [4, 4, 4]
+    assert shares["wins"].to_list() == pytest.approx([4 / 3, 5 / 6, 11 / 6], abs=1e-6)
+    assert shares["share"].to_list() == pytest.approx([1 / 3, 5 / 24, 11 / 24], abs=1e-7)
+    for seat, wins in enumerate([4 / 3, 5 / 6, 11 / 6]):
+        assert (shares["ci_low"][seat], shares["ci_high"][seat]) == pytest.approx(wilson_closed_form(wins, 4), abs=1e-7)
+
+    fpa = summary.first_player_advantage(frame).collect().row(0, named=True)
+    low, high = wilson_closed_form(4 / 3, 4)
+    assert fpa["seat"] == 0 and fpa["games"] == 4 and fpa["fair_share"] == 1 / 3
+    assert fpa["pp"] == pytest.approx(0.0, abs=1e-5)
+    assert [fpa["ci_low_pp"], fpa["ci_high_pp"]] == pytest.approx([100 * (low - 1 / 3), 100 * (high - 1 / 3)], abs=1e-5)
+
+    # counts (4/3, 5/6, 11/6), expected 4/3 each: X^2 = 0.375 with 2 df, p = exp(-0.1875)
+    test = summary.seat_balance(frame).collect().row(0, named=True)
+    assert test["statistic"] == pytest.approx(0.375, abs=1e-6) and test["df"] == 2
+    assert test["p_value"] == pytest.approx(math.exp(-0.375 / 2), abs=1e-6)
+
+    scores = summary.seat_scores(frame).collect()
+    assert scores["mean"].to_list() == pytest.approx([5.0, 5.5, 7.25])
+    assert (scores["min"].to_list(), scores["max"].to_list()) == ([0, 2, 5], [10, 8, 9])
+    sd0 = float(np.std([10, 3, 7, 0], ddof=1))
+    assert scores["sd"][0] == pytest.approx(sd0)
+    assert (scores["ci_low"][0], scores["ci_high"][0]) == pytest.approx((5 - Z95 * sd0 / 2, 5 + Z95 * sd0 / 2))
+
+    seat1 = summary.score_distribution(frame).filter(pl.col("seat") == 1).collect()
+    assert dict(zip(seat1["score"], seat1["games"])) == {2: 1, 5: 1, 7: 1, 8: 1}
+    assert seat1["share"].to_list() == [0.25] * 4
+    assert (seat1["ci_low"][0], seat1["ci_high"][0]) == pytest.approx(wilson_closed_form(1, 4), abs=1e-12)
+
+
+def test_lazy_queries_take_a_dataframe_and_count_the_seats_themselves(results):
+    frame, meta = summary.load(results)
+    rows = frame.collect()
+    assert summary.seat_count(rows) == 3
+    assert summary.seat_shares(rows).collect().equals(summary.seat_shares(frame, players=3).collect())
+    with pytest.raises(BalanceError, match="no score_0 and share_0"):
+        summary.seat_shares(pl.DataFrame({"game": [0]}))
+    one_seat = pl.DataFrame({"game": [0, 1], "score_0": [1, 2], "share_0": [1.0, 1.0]})
+    assert summary.first_player_advantage(one_seat).collect()["pp"].to_list() == [0.0]
+    with pytest.raises(BalanceError, match="at least two seats"):
+        summary.seat_balance(one_seat)
+
+
+def test_event_rates_exact_values(results):
+    frame, meta = summary.load(results)
+    rates = summary.event_rates(frame, meta).collect()
+    assert rates["event"].to_list() == ["flips", "bonuses", "storms"]
+    flips, bonuses, storms = rates.iter_rows(named=True)
+    assert (flips["total"], flips["trials"], flips["units_per_game"], flips["method"]) == (3, 20.0, 5.0, "wilson")
+    assert flips["rate"] == 3 / 20 and (flips["ci_low"], flips["ci_high"]) == pytest.approx(wilson_closed_form(3, 20))
+    assert flips["games_fired"] == 2 and flips["fired_share"] == 0.5
+    assert (flips["fired_ci_low"], flips["fired_ci_high"]) == pytest.approx(wilson_closed_form(2, 4))
+    assert flips["mean_per_game"] == 0.75
+    sd = float(np.std([2, 0, 1, 0], ddof=1))
+    assert (flips["mean_ci_low"], flips["mean_ci_high"]) == pytest.approx((0.75 - Z95 * sd / 2, 0.75 + Z95 * sd / 2))
+    assert (bonuses["trials"], bonuses["rate"], bonuses["method"]) == (4.0, 0.25, "wilson")
+    # no count of rounds in the metadata: no per-round rate (but the per-game figures are there)
+    assert storms["rate"] is storms["trials"] is storms["ci_low"] is storms["method"] is None
+    assert storms["mean_per_game"] == 1.0 and storms["fired_share"] == 1.0
+    none = summary.event_rates(frame, {**meta, "events": []}).collect()
+    assert none.height == 0 and none.schema == rates.schema
+
+
+def test_event_rates_per_counted_unit_and_more_than_once_per_unit(tmp_path):
+    """Units counted per game (``unit_columns``): the rate is over their sum; an event that fires
+    more often than there are units gets the normal interval of its mean, per unit; a unit never
+    played leaves the rate unknown."""
+    meta = {**META, "unit_columns": {"round": "rounds", "fake": "fakes"},
+            "events": [{"column": "storms", "label": "Storm", "per": "round"},
+                       {"column": "flips", "label": "Flip", "per": "round"},
+                       {"column": "swaps", "label": "Swap", "per": "fake"}]}
+    events = {"storms": [1, 1, 1, 1], "flips": [5, 0, 4, 0], "swaps": [0, 0, 0, 0],
+              "rounds": [2, 1, 3, 2], "fakes": [0, 0, 0, 0]}
+    frame, meta = summary.load(write_results(tmp_path / "units.parquet", meta, events=events))
+    storms, flips, swaps = summary.event_rates(frame, meta).collect().iter_rows(named=True)
+    assert (storms["trials"], storms["units_per_game"], storms["rate"], storms["method"]) == (8.0, 2.0, 0.5, "wilson")
+    assert (storms["ci_low"], storms["ci_high"]) == pytest.approx(wilson_closed_form(4, 8))
+    assert flips["total"] == 9 and flips["rate"] == 9 / 8 and flips["method"] == "normal"
+    low, high = stats.mean_interval(2.25, float(np.std([5, 0, 4, 0], ddof=1)), 4)
+    assert (flips["ci_low"], flips["ci_high"]) == pytest.approx((low / 2, high / 2))
+    assert swaps["units_per_game"] is swaps["rate"] is swaps["method"] is None
+    s = summary.summarize(frame, meta)
+    assert [e["trials"] for e in s["events"]] == [8, 8, None]
+    assert any("'fake'" in note for note in s["notes"])
+
+
+def test_summarize_is_the_lazy_queries_collected(results):
+    frame, meta = summary.load(results)
+    s = summary.summarize(frame, meta, confidence=0.9)
+    shares = summary.seat_shares(frame, confidence=0.9).collect()
+    assert [seat["win_share_ci"] for seat in s["seats"]] == [list(r) for r in shares.select("ci_low", "ci_high").rows()]
+    rates = summary.event_rates(frame, meta, confidence=0.9).collect()
+    assert [e["fired_share_ci"] for e in s["events"]] == \
+        [list(r) for r in rates.select("fired_ci_low", "fired_ci_high").rows()]
+
+
+# --------------------------------------------------------------------------------------------
 # charts and report
 # --------------------------------------------------------------------------------------------
 
@@ -382,3 +503,83 @@ def test_generic_five_player_game_with_rounds(tmp_path):
     assert s["events"][0]["rate"] == pytest.approx(6 / 8)
     out = report.write_report(path, tmp_path / "out")
     assert (out / "report.html").exists() and len(list(out.glob("*.png"))) == 3
+
+
+def drawn_figures(monkeypatch) -> list:
+    """Every matplotlib Figure that goes through ``charts._png`` (all charts do) from now on."""
+    figures = []
+    encode = charts._png
+
+    def keep(figure):
+        figures.append(figure)
+        return encode(figure)
+    monkeypatch.setattr(charts, "_png", keep)
+    return figures
+
+
+def axis_labels(figure) -> list[tuple[str, str, str]]:
+    return [(axes.get_title(), axes.get_xlabel(), axes.get_ylabel()) for axes in figure.axes]
+
+
+def test_every_chart_has_a_title_labelled_axes_and_units(results, monkeypatch):
+    from analysis import book, traps
+
+    figures = drawn_figures(monkeypatch)
+    frame, meta = summary.load(results)
+    s = summary.summarize(frame, meta)
+    charts.all_charts(s, summary.score_counts(frame, 3))
+    book.fpa_chart([s, {**s, "title": "Other", "players": 4, "games": 8}])
+    odds = np.array([[0.0, 0.25, 0.5], [0.0, 0.0, 1.0]])
+    traps.odds_heatmap(["Two pairs", "Total 20"], odds, [False, True], 3)
+    assert len(figures) == 5
+    assert [charts.label_problems(figure) for figure in figures] == [[]] * 5
+    titles = [figure.get_suptitle() for figure in figures]
+    assert titles == ["Win share by seat", "Final score distribution by seat", "Rule event rates (95% CI)",
+                      "First-player advantage by game and player count",
+                      "Exact chance each trap fires, by dice on the table"]
+    subtitle = "Test Game · 3 players · 4 games · variant fast"
+    assert axis_labels(figures[0]) == [(subtitle, "seat (0 leads first) and strategy", "win share (%)")]
+    assert axis_labels(figures[1]) == [(subtitle, "final score (points)", "games (%)")]
+    assert axis_labels(figures[2]) == [(subtitle, "rate per stated unit (%)", "rule event")]
+    assert axis_labels(figures[3])[0][1:] == ("first-player advantage (percentage points)", "game, player count")
+    assert "4–8 games per row" in axis_labels(figures[3])[0][0]  # how many games each row rests on
+    heat_map, colour_bar = axis_labels(figures[4])
+    assert heat_map[1:] == ("dice on the table (count)", "trap card (* = assumed)") and "3 players" in heat_map[0]
+    assert colour_bar[2] == "chance the trap fires (%)"
+
+
+def test_label_problems_names_what_a_chart_lacks():
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    axes = figure.add_subplot()
+    axes.plot([0, 1], [0, 1])
+    assert charts.label_problems(figure) == ["no title", "plot 0: no x axis label", "plot 0: no y axis label",
+                                             "plot 0: no unit on either axis ('', '')"]
+    axes.set_title("Score by round")
+    axes.set_xlabel("round")
+    axes.set_ylabel("score")
+    assert charts.label_problems(figure) == ["plot 0: no unit on either axis ('round', 'score')"]
+    axes.set_ylabel("score (points)")
+    assert charts.label_problems(figure) == []
+
+
+def test_score_chart_shades_each_bins_interval(results, monkeypatch):
+    """Every bar of the histogram is a share of games, so it carries its Wilson interval."""
+    figures = drawn_figures(monkeypatch)
+    frame, meta = summary.load(results)
+    s = summary.summarize(frame, meta)
+    charts.score_chart(summary.score_counts(frame, 3), s)
+    from matplotlib.patches import StepPatch
+
+    steps = [patch for patch in figures[0].axes[0].patches if isinstance(patch, StepPatch)]
+    bands = [step for step in steps if step.get_fill()]
+    assert len(bands) == 3 and len(steps) == 6  # one band and one outline per seat
+    # seat 0 scored 10, 3, 7, 0: each of those bins is 1 game in 4, shaded over its Wilson interval
+    values, edges, baseline = bands[0].get_data()
+    low, high = wilson_closed_form(1, 4)
+    scored = [index for index, left in enumerate(edges[:-1]) if left + 0.5 in (0, 3, 7, 10)]
+    assert len(scored) == 4
+    assert np.allclose(values[scored], 100 * high) and np.allclose(baseline[scored], 100 * low)
+    empty = [index for index in range(len(values)) if index not in scored]
+    assert np.allclose(baseline[empty], 0) and np.allclose(values[empty], 100 * wilson_closed_form(0, 4)[1])
