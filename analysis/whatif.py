@@ -534,6 +534,7 @@ def change_chart(document: dict) -> bytes:
         axes.set_yticks(positions, [row_label(r) for r in first_rows], fontsize=8)
         axes.set_ylim(-0.7, len(keys) - 0.3)
         axes.set_xlabel(axis_label)
+        axes.set_ylabel("figure")
         axes.grid(axis="x", alpha=0.3)
         if index == 0:
             axes.legend(fontsize=8, loc="best")
