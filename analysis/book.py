@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.summary import fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp, summarize
+from analysis.summary import fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp, mean_sd, summarize
 from simcore.errors import BalanceError
 
 MAIN_EVENTS = 3  # rule events shown per row of the overview
@@ -22,8 +22,9 @@ def _rounds(frame: pl.LazyFrame, meta: dict, confidence: float) -> str:
     from analysis import stats
 
     if "rounds" in frame.collect_schema():
-        row = frame.select(m=pl.col("rounds").cast(pl.Float64).mean(), s=pl.col("rounds").cast(pl.Float64).std(),
-                           n=pl.len()).collect().row(0, named=True)
+        # from exact integer totals, streamed: the same bits on every call whatever the threads
+        mean, sd = mean_sd(pl.col("rounds"))
+        row = frame.select(m=mean, s=sd, n=pl.len()).collect(engine="streaming").row(0, named=True)
         return fmt_num_ci(row["m"], stats.mean_interval(row["m"], row["s"] or 0.0, row["n"], confidence))
     if isinstance(meta.get("rounds_per_game"), (int, float)):
         return f"{meta['rounds_per_game']:.2f}"

@@ -211,6 +211,97 @@ def units_per_game(meta: dict, per: str) -> float | None:
 
 
 # --------------------------------------------------------------------------------------------
+# exact totals: the same bits on every call, whatever the thread count
+# --------------------------------------------------------------------------------------------
+# Polars' streaming engine adds a column up in pieces on several threads and combines the
+# pieces in the order they finish.  Float addition is not associative, so a float total can
+# change in its last bits from one call to the next.  Integer addition is: every total here is
+# an integer sum, and floats appear only after aggregation, as arithmetic on a handful of
+# scalars (the same inputs, the same operations, the same bits).
+#
+# Widths.  A sum Σx is Int64: the summed values are per-game figures (int16 scores, counters of
+# one game) below 2**31 in magnitude, and a frame holds fewer than 2**32 rows, so |Σx| < 2**63.
+# Sums of squares and products are Int128: x² may reach 2**62, so Int64 could overflow (and
+# Polars wraps an overflowing integer sum silently); Int128 leaves a factor 2**33 to spare.
+
+SHARE_UNITS = 840
+"""A win share is 1/k for a k-way tie (k ≤ 5 seats here) and 0 or 1 otherwise.  840 = lcm(1..8),
+so every share is a whole number of 840ths, which its float32 value rounds to unambiguously
+(float32 is off by < 1e-7, an 840th is 1.2e-3)."""
+
+
+def share_units(share: pl.Expr) -> pl.Expr:
+    """A win-share column as whole 840ths (Int64), to be summed exactly."""
+    return (share.cast(pl.Float64) * SHARE_UNITS).round().cast(pl.Int64)
+
+
+def exact_wins(share: pl.Expr) -> pl.Expr:
+    """The exact sum of a win-share column over the whole frame (a seat's wins, ties counted
+    1/k): the shares as whole 840ths summed as integers, then one scalar division, correctly
+    rounded (three 1/3 ties make exactly 1, where a float sum of float32 shares does not).
+
+    For a ``group_by``, sum ``share_units`` and divide in Python instead: Polars divides a
+    column by a constant by multiplying with its reciprocal, which can land a bit off (197
+    wins of 197 games came out as 197.00000000000003, more wins than games)."""
+    return share_units(share).sum() / SHARE_UNITS
+
+
+def exact_sum(value: pl.Expr) -> pl.Expr:
+    """Σx of an integer expression as an exact Int64 sum (bounds above)."""
+    return value.cast(pl.Int64).sum()
+
+
+def exact_product_sum(x: pl.Expr, y: pl.Expr | None = None) -> pl.Expr:
+    """Σxy (Σx² without ``y``) of integer expressions as an exact Int128 sum."""
+    x = x.cast(pl.Int64).cast(pl.Int128)
+    y = x if y is None else y.cast(pl.Int64).cast(pl.Int128)
+    return (x * y).sum()
+
+
+def mean_sd_of_totals(count: pl.Expr, sum_x: pl.Expr, sum_xx: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Mean and sample standard deviation (ddof 1) of ``count`` values from their exact totals
+    Σx and Σx², as expressions on those scalars: null mean without values, null sd with fewer
+    than two.
+
+    var = (Σx² − (Σx)²/n) / (n − 1), with the values first centred, in exact integers, on the
+    whole number q = Σx // n:  Σ(x − q)² = Σx² − 2qΣx + q²n  and  r = Σx − qn (0 ≤ r < n), so
+    (n − 1) var = Σ(x − q)² − r²/n.  The float step then sees two small numbers instead of two
+    huge, nearly equal ones (a constant column gets sd 0 exactly, not rounding noise)."""
+    n = count.cast(pl.Int128)
+    s = sum_x.cast(pl.Int128)
+    q = s // n
+    r = (s - q * n).cast(pl.Float64)
+    centred = (sum_xx.cast(pl.Int128) - 2 * q * s + q * q * n).cast(pl.Float64)
+    mean = pl.when(n > 0).then(s.cast(pl.Float64) / n.cast(pl.Float64))
+    variance = (centred - r * r / n.cast(pl.Float64)) / (n - 1).cast(pl.Float64)
+    return mean, pl.when(n >= 2).then(variance.clip(lower_bound=0.0).sqrt())
+
+
+def mean_sd(value: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Mean and sample standard deviation of an integer expression over the rows, from exact
+    totals (``mean_sd_of_totals``): two aggregations for a ``select``."""
+    value = value.cast(pl.Int64)
+    return mean_sd_of_totals(value.count(), value.sum(), exact_product_sum(value))
+
+
+def ratio_totals(key: str, x: pl.Expr, y: pl.Expr) -> list[pl.Expr]:
+    """The exact totals ``stats.ratio_interval`` needs for Σx / Σy with the game as the sampling
+    unit: ``<key>:x, <key>:y`` (Int64) and ``<key>:xx, <key>:yy, <key>:xy`` (Int128)."""
+    return [exact_sum(x).alias(f"{key}:x"), exact_sum(y).alias(f"{key}:y"), exact_product_sum(x).alias(f"{key}:xx"),
+            exact_product_sum(y).alias(f"{key}:yy"), exact_product_sum(x, y).alias(f"{key}:xy")]
+
+
+def ratio_cell(row: dict, key: str, games: int, confidence: float, percent: bool = True) -> str:
+    """Σx / Σy of ``ratio_totals(key, ...)`` formatted with its game-clustered interval ("—"
+    without any y)."""
+    x, y = row[f"{key}:x"], row[f"{key}:y"]
+    if not y:
+        return "—"
+    interval = stats.ratio_interval(x, y, row[f"{key}:xx"], row[f"{key}:yy"], row[f"{key}:xy"], games, confidence)
+    return fmt_pct_ci(x / y, interval) if percent else fmt_num_ci(x / y, interval)
+
+
+# --------------------------------------------------------------------------------------------
 # LazyFrames in, LazyFrames out: the figures of a run as lazy queries (the notebook API);
 # ``summarize`` collects them together
 # --------------------------------------------------------------------------------------------
@@ -267,18 +358,15 @@ def seat_shares(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None,
     """Win share per seat with its Wilson interval: ``seat, games, wins, share, ci_low, ci_high``.
 
     ``wins`` is the seat's summed ``share_<seat>`` (a k-way tie is 1/k of a win for each tied
-    seat), ``share = wins / games``; seat 0 plays first.  ``players`` defaults to the frame's
-    seat count.
+    seat), summed exactly (``exact_wins``); ``share = wins / games``; seat 0 plays first.
+    ``players`` defaults to the frame's seat count.
     """
     frame = _lazy(frame)
     players = players or seat_count(frame)
     totals = frame.select(pl.len().cast(pl.Int64).alias("games"),
-                          *[pl.col(f"share_{seat}").cast(pl.Float64).sum().alias(f"wins:{seat}")
-                            for seat in range(players)])
+                          *[exact_wins(pl.col(f"share_{seat}")).alias(f"wins:{seat}") for seat in range(players)])
     games = pl.col("games")
-    # float32 shares can add up to a hair more than the games played
-    seats = _one_row_each(totals, [[pl.lit(seat, pl.Int64).alias("seat"), games,
-                                    pl.min_horizontal(pl.col(f"wins:{seat}"), games.cast(pl.Float64)).alias("wins")]
+    seats = _one_row_each(totals, [[pl.lit(seat, pl.Int64).alias("seat"), games, pl.col(f"wins:{seat}").alias("wins")]
                                    for seat in range(players)])
     low, high = wilson_bounds(pl.col("wins"), games, confidence)
     return seats.with_columns((pl.col("wins") / games).alias("share"), low.alias("ci_low"), high.alias("ci_high"))
@@ -329,10 +417,10 @@ def seat_scores(frame: pl.LazyFrame | pl.DataFrame, players: int | None = None,
     players = players or seat_count(frame)
     totals = [pl.len().cast(pl.Int64).alias("games")]
     for seat in range(players):
-        score = pl.col(f"score_{seat}").cast(pl.Float64)
-        totals += [score.mean().alias(f"mean:{seat}"), score.std().alias(f"sd:{seat}"),
-                   pl.col(f"score_{seat}").cast(pl.Int64).min().alias(f"min:{seat}"),
-                   pl.col(f"score_{seat}").cast(pl.Int64).max().alias(f"max:{seat}")]
+        score = pl.col(f"score_{seat}").cast(pl.Int64)
+        mean, sd = mean_sd(score)
+        totals += [mean.alias(f"mean:{seat}"), sd.alias(f"sd:{seat}"),
+                   score.min().alias(f"min:{seat}"), score.max().alias(f"max:{seat}")]
     seats = _one_row_each(frame.select(totals), [
         [pl.lit(seat, pl.Int64).alias("seat"), pl.col("games")]
         + [pl.col(f"{name}:{seat}").alias(name) for name in ("mean", "sd", "min", "max")]
@@ -386,13 +474,13 @@ def event_rates(frame: pl.LazyFrame | pl.DataFrame, meta: dict,
     # so the columns and their types are the same either way
     events = meta["events"] or [{"column": "game", "label": "", "per": "game"}]
     totals = [pl.len().cast(pl.Int64).alias("games")]
-    totals += [pl.col(column).cast(pl.Int64).sum().alias(f"units:{per}") for per, column in unit_columns.items()]
+    totals += [exact_sum(pl.col(column)).alias(f"units:{per}") for per, column in unit_columns.items()]
     for event in events:
         column = event["column"]
         count = pl.col(column).cast(pl.Int64)
-        totals += [count.sum().alias(f"total:{column}"), (count > 0).sum().cast(pl.Int64).alias(f"fired:{column}"),
-                   count.cast(pl.Float64).mean().alias(f"mean:{column}"),
-                   count.cast(pl.Float64).std().alias(f"sd:{column}")]
+        mean, sd = mean_sd(count)
+        totals += [exact_sum(count).alias(f"total:{column}"), (count > 0).sum().cast(pl.Int64).alias(f"fired:{column}"),
+                   mean.alias(f"mean:{column}"), sd.alias(f"sd:{column}")]
     games = pl.col("games")
     rows = []
     for event in events:
@@ -458,9 +546,10 @@ def _distinct_range(row: dict, games: int) -> bool:
     low, high = row["game_min"], row["game_max"]
     if high - low + 1 != games:
         return False
-    total = games * (low + high) / 2
-    squares = (high * (high + 1) * (2 * high + 1) - (low - 1) * low * (2 * low - 1)) / 6
-    return abs(row["game_sum"] - total) <= 1e-9 * max(total, 1) and abs(row["game_sumsq"] - squares) <= 1e-9 * max(squares, 1)
+    # the sums of low..high and of their squares, in exact integers (both divisions are exact)
+    indices = games * (low + high) // 2
+    squares = (high * (high + 1) * (2 * high + 1) - (low - 1) * low * (2 * low - 1)) // 6
+    return row["game_sum"] == indices and row["game_sumsq"] == squares
 
 
 def _integrity(meta: dict) -> list[pl.Expr]:
@@ -468,8 +557,9 @@ def _integrity(meta: dict) -> list[pl.Expr]:
     how many rows' shares do not sum to 1."""
     # Duplicate game indices (a file pooled twice) are caught without a hash set of every index,
     # which would grow with the run: n indices are exactly min..max when the range has n values
-    # and their sum and sum of squares are those of that range (floats: exact below 2**53).
-    index = pl.col("game").cast(pl.Float64)
+    # and their sum and sum of squares are those of that range (exact integers: Int128 holds the
+    # squares of 2**32 indices below 2**47, far beyond any run).
+    index = pl.col("game").cast(pl.Int128)
     shares = [pl.col(f"share_{seat}").cast(pl.Float64) for seat in range(meta["players"])]
     return [pl.len().alias("games"), index.min().alias("game_min"), index.max().alias("game_max"),
             index.sum().alias("game_sum"), (index * index).sum().alias("game_sumsq"),

@@ -157,9 +157,12 @@ def report_blocks(meta: dict, frame, prefix: str, level: int) -> list:
     game, the per-trap figures from this run, and the exact-odds heat map of the traps in use."""
     import polars as pl
 
-    row = frame.select(pl.col("rounds").cast(pl.Float64).mean().alias("mean"),
-                       pl.col("rounds").cast(pl.Float64).std().alias("sd"),
-                       pl.len().alias("n")).collect(engine="streaming").row(0, named=True)
+    from analysis.summary import mean_sd
+
+    # from exact integer totals: the same bits on every call whatever the threads
+    mean, sd = mean_sd(pl.col("rounds"))
+    row = (frame.select(mean.alias("mean"), sd.alias("sd"), pl.len().alias("n"))
+           .collect(engine="streaming").row(0, named=True))
     low, high = stats.mean_interval(row["mean"], row["sd"] or 0.0, row["n"])
     tallies = meta["trap_tallies"]
     in_use = tallies["in_use"]

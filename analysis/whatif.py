@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
-from analysis.summary import (_fixed_width, _finite, _pair, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
+from analysis.summary import (SHARE_UNITS, _fixed_width, _finite, _pair, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
                               fmt_settings, games_phrase, strategies, units_per_game)
 from simcore.errors import BalanceError
 
@@ -162,7 +162,12 @@ def aligned_batches(paths: list[Path], columns: list[str]):
             elif not np.array_equal(games, rows["game"].to_numpy()):
                 raise BalanceError(f"{path} does not hold the same games in the same order as {paths[0]}")
             for column in columns:
-                batch[column, arm] = rows[column].to_numpy().astype(np.float64)
+                values = rows[column].to_numpy().astype(np.float64)
+                if column.startswith("share_"):
+                    # float32 stores 1/3 as 1/3 + 9.9e-9; the summary counts a k-way tie as exactly
+                    # 1/k (whole 840ths, analysis.summary), and so do we, so both agree to the bit
+                    values = np.round(values * SHARE_UNITS) / SHARE_UNITS
+                batch[column, arm] = values
         yield batch
 
 
@@ -204,7 +209,7 @@ def moments(paths: list[Path], figures: list[Figure], metas: list[dict], columns
         values = {**linear, **{(key, i, j): linear[key, j] - linear[key, i] for key, i, j in compared}}
         for k, v in values.items():
             sums[k][0] += float(v.sum())
-            sums[k][1] += float(np.dot(v, v))
+            sums[k][1] += float((v * v).sum())  # not np.dot: BLAS splits it by thread count
 
     def variance(k):
         total, squares = sums[k]

@@ -310,7 +310,7 @@ def test_summary_rates_intervals_and_assumptions(tmp_path):
     assert set(FIGURES) <= set(figures)
     for figure in figures.values():  # every figure carries an interval
         assert all("[" in row[1] for row in figure["rows"] if row[1] not in ("", "—")), figure["title"]
-    ranks = [float(row[2]) for row in figures["Winning fields"]["rows"] if row[2]]
+    ranks = [float(row[2].split()[0]) for row in figures["Winning fields"]["rows"] if row[2]]
     assert ranks == sorted(ranks) and ranks[-1] == pytest.approx(100, abs=0.01)
     kinds = [float(row[1].split()[0]) for row in figures["Winning fields"]["rows"][:3]]
     assert sum(kinds) == pytest.approx(100, abs=0.05)  # single card + sum + chimera = every trick

@@ -97,36 +97,32 @@ class TenTricks(Game):
         import polars as pl
 
         from analysis import stats
-        from analysis.summary import fmt_num_ci, fmt_p, fmt_pct_ci
+        from analysis.summary import (SHARE_UNITS, exact_sum, fmt_num_ci, fmt_p, fmt_pct_ci, mean_sd, ratio_cell,
+                                      ratio_totals, share_units)
 
         needed = ("rounds", "attacks", "survivors_lost", "survivors_taken", "survivors_rescued", "swap_points",
                   "stayed")
         if any(c not in frame.collect_schema() for c in needed):
             return []
-        col = lambda c: pl.col(c).cast(pl.Float64)  # noqa: E731
+        # every per-game figure is an integer, so every total is an exact integer sum: the same
+        # bits on every call whatever the threads (analysis.summary, "exact totals")
+        col = lambda c: pl.col(c).cast(pl.Int64)  # noqa: E731
         pairs = {"attacks/rounds": ("attacks", "rounds"), "lost/attacks": ("survivors_lost", "attacks"),
                  "taken/rounds": ("survivors_taken", "rounds"), "rescued/taken": ("survivors_rescued", "survivors_taken"),
                  "lost/taken": ("survivors_lost", "survivors_taken"),
                  "left/taken": ("left", "survivors_taken")}
         base = frame.with_columns(left=col("survivors_taken") - col("survivors_rescued") - col("survivors_lost"))
-        exprs = [pl.len().alias("games"), col("rounds").mean().alias("rounds_mean"),
-                 col("rounds").std().alias("rounds_sd")]
+        rounds_mean, rounds_sd = mean_sd(pl.col("rounds"))
+        exprs = [pl.len().alias("games"), rounds_mean.alias("rounds_mean"), rounds_sd.alias("rounds_sd")]
         for key, (x, y) in pairs.items():
-            exprs += [col(x).sum().alias(f"{key}:x"), col(y).sum().alias(f"{key}:y"),
-                      (col(x) * col(x)).sum().alias(f"{key}:xx"), (col(y) * col(y)).sum().alias(f"{key}:yy"),
-                      (col(x) * col(y)).sum().alias(f"{key}:xy")]
+            exprs += ratio_totals(key, pl.col(x), pl.col(y))
         for c in ("swaps", "swap_points", "swap_points_sq", "stayed", "stayed_points", "stayed_points_sq"):
-            exprs.append(col(c).sum().alias(c))
+            exprs.append(exact_sum(pl.col(c)).alias(c))
         row = base.select(exprs).collect(engine="streaming").row(0, named=True)
         games = int(row["games"])
 
         def ratio(key, percent=False):
-            x, y = row[f"{key}:x"], row[f"{key}:y"]
-            if not y:
-                return "—"
-            interval = stats.ratio_interval(x, y, row[f"{key}:xx"], row[f"{key}:yy"], row[f"{key}:xy"], games,
-                                            confidence)
-            return fmt_pct_ci(x / y, interval) if percent else fmt_num_ci(x / y, interval)
+            return ratio_cell(row, key, games, confidence, percent)
 
         rounds = fmt_num_ci(row["rounds_mean"], stats.mean_interval(row["rounds_mean"], row["rounds_sd"] or 0.0,
                                                                    games, confidence))
@@ -166,11 +162,13 @@ class TenTricks(Game):
                 "headers": ["seat-rounds", "count", "mean round score [95% CI]"],
                 "rows": swap_rows}
 
-        length = (frame.group_by("rounds").agg(n=pl.len(), seat0=pl.col("share_0").cast(pl.Float64).sum())
+        # seat 0's wins per game length in exact 840ths, divided in Python (analysis.summary.exact_wins)
+        length = (frame.group_by("rounds").agg(n=pl.len(), seat0=share_units(pl.col("share_0")).sum())
                   .sort("rounds").collect(engine="streaming"))
         length_rows = [[str(r["rounds"]), f"{r['n']:,}",
                         fmt_pct_ci(r["n"] / games, stats.wilson_interval(r["n"], games, confidence)),
-                        fmt_pct_ci(r["seat0"] / r["n"], stats.wilson_interval(r["seat0"], r["n"], confidence))]
+                        fmt_pct_ci(r["seat0"] / SHARE_UNITS / r["n"],
+                                   stats.wilson_interval(r["seat0"] / SHARE_UNITS, r["n"], confidence))]
                        for r in length.iter_rows(named=True)]
         lengths = {"title": "Game length",
                    "note": f"Rounds played until a total reached the target (or the round cap), {games:,} games.",
