@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
-from analysis.summary import _fixed_width, fmt_p, fmt_pp, games_phrase, strategies
+from analysis.summary import fixed_width, fmt_p, fmt_pp, games_phrase, strategies
 from simcore.errors import BalanceError
 
 SLICE_ROWS = 1 << 20   # rows of results collected at a time
@@ -208,7 +208,7 @@ def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:
             f"{games_phrase(games)}, seed {meta.get('seed')}, {lineup_phrase(meta)}")
     rows, _ = table_rows(table)
     flagged = table["flagged"].sum()
-    return "\n".join([head, "", method_note(table, games), "", *_fixed_width(HEADERS, rows), "",
+    return "\n".join([head, "", method_note(table, games), "", *fixed_width(HEADERS, rows), "",
                       f"{flagged} of {table.height} cards flagged (Benjamini–Hochberg q < 0.05)"])
 
 

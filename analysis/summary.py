@@ -523,7 +523,7 @@ def event_rates(frame: pl.LazyFrame | pl.DataFrame, meta: dict,
 # the summary
 # --------------------------------------------------------------------------------------------
 
-def _finite(value):
+def finite_or_none(value):
     """JSON has no NaN or infinity: unknown numbers become None."""
     if value is None:
         return None
@@ -531,8 +531,8 @@ def _finite(value):
     return value if math.isfinite(value) else None
 
 
-def _pair(interval: Iterable[float]) -> list:
-    return [_finite(v) for v in interval]
+def pair_or_none(interval: Iterable[float]) -> list:
+    return [finite_or_none(v) for v in interval]
 
 
 def _whole(value):
@@ -606,9 +606,9 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
     labels = seat_labels(meta)
     seats = [{"seat": share["seat"], "label": labels[share["seat"]], "strategy": names[share["seat"]],
               "wins": share["wins"], "win_share": share["share"],
-              "win_share_ci": _pair((share["ci_low"], share["ci_high"])),
-              "mean_score": _finite(score["mean"]), "mean_score_ci": _pair((score["ci_low"], score["ci_high"])),
-              "score_sd": _finite(score["sd"]), "score_min": score["min"], "score_max": score["max"]}
+              "win_share_ci": pair_or_none((share["ci_low"], share["ci_high"])),
+              "mean_score": finite_or_none(score["mean"]), "mean_score_ci": pair_or_none((score["ci_low"], score["ci_high"])),
+              "score_sd": finite_or_none(score["sd"]), "score_min": score["min"], "score_max": score["max"]}
              for share, score in zip(shares.iter_rows(named=True), scores.iter_rows(named=True))]
     fpa = advantage.row(0, named=True)
     advantage = {"seat": 0, "fair_share": fpa["fair_share"], "pp": fpa["pp"],
@@ -616,12 +616,12 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
     balance = balance[0].row(0, named=True) if balance else None
 
     events = [{"column": e["event"], "label": e["label"], "per": e["per"], "total": e["total"],
-               "mean_per_game": _finite(e["mean_per_game"]),
-               "mean_per_game_ci": _pair((e["mean_ci_low"], e["mean_ci_high"])),
+               "mean_per_game": finite_or_none(e["mean_per_game"]),
+               "mean_per_game_ci": pair_or_none((e["mean_ci_low"], e["mean_ci_high"])),
                "games_fired": e["games_fired"], "fired_share": e["fired_share"],
-               "fired_share_ci": _pair((e["fired_ci_low"], e["fired_ci_high"])),
+               "fired_share_ci": pair_or_none((e["fired_ci_low"], e["fired_ci_high"])),
                "units_per_game": e["units_per_game"], "trials": _whole(e["trials"]), "rate": e["rate"],
-               "rate_ci": None if e["method"] is None else _pair((e["ci_low"], e["ci_high"])),
+               "rate_ci": None if e["method"] is None else pair_or_none((e["ci_low"], e["ci_high"])),
                "rate_method": e["method"]}
               for e in event_rows.iter_rows(named=True)]
     missing_units = sorted({e["per"] for e in events if e["units_per_game"] is None})
@@ -745,7 +745,7 @@ def balance_line(summary: dict) -> str:
             f"df = {test['df']}, p {p_text if p_text.startswith('<') else '= ' + p_text}")
 
 
-def _fixed_width(headers: list[str], rows: list[list[str]]) -> list[str]:
+def fixed_width(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     return [line(headers), "  ".join("-" * w for w in widths)] + [line(r) for r in rows]
@@ -766,12 +766,12 @@ def format_summary(summary: dict) -> str:
     if summary["notes"]:
         out += [""] + [f"note: {note}" for note in summary["notes"]]
     out += ["", f"seats ({games_phrase(summary['games'])}; seat 0 plays first):"]
-    out += _fixed_width(*seat_table(summary))
+    out += fixed_width(*seat_table(summary))
     out += ["", advantage_line(summary), balance_line(summary)]
     if summary["events"]:
         out += ["", f"rule events ({games_phrase(summary['games'])}):"]
-        out += _fixed_width(*event_table(summary))
+        out += fixed_width(*event_table(summary))
     for figure in summary.get("figures", []):
         out += ["", f"{figure['title']}:"] + ([f"  {figure['note']}"] if figure.get("note") else [])
-        out += _fixed_width(figure["headers"], figure["rows"])
+        out += fixed_width(figure["headers"], figure["rows"])
     return "\n".join(out) + "\n"

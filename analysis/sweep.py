@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from analysis import stats
-from analysis.summary import _fixed_width, fmt_settings, games_phrase
+from analysis.summary import fixed_width, fmt_settings, games_phrase
 from analysis.whatif import (DEFAULT_GAMES, PERCENT_KINDS, WHATIF_HEADERS, adjust, common_fields, compare, describe,
                              estimate, fmt_value, headline_figures, moments, prepare_runs, simulated, variant_table)
 from simcore.errors import BalanceError
@@ -177,10 +177,10 @@ def format_text(document: dict) -> str:
         out += [f"!!   - {note}" for note in document["assumed"]]
     for figure in document["figures"]:
         out += ["", f"{figure['label']}, {figure['unit']} [95% CI]:"]
-        out += _fixed_width([document["key"], "value [95% CI]"], point_rows(document, [figure]))
+        out += fixed_width([document["key"], "value [95% CI]"], point_rows(document, [figure]))
     out += ["", f"from {document['key']} = {document['range_change']['from']} to "
                 f"{document['range_change']['to']}, paired by game index:"]
-    out += _fixed_width(range_headers(document), variant_table(document["range_change"]["figures"]))
+    out += fixed_width(range_headers(document), variant_table(document["range_change"]["figures"]))
     out += [""] + range_notes(document)
     return "\n".join(out) + "\n"
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import stats
-from analysis.summary import _fixed_width, fmt_p, fmt_pct_ci, fmt_pp, fmt_settings, games_phrase, variant_info
+from analysis.summary import fixed_width, fmt_p, fmt_pct_ci, fmt_pp, fmt_settings, games_phrase, variant_info
 from simcore.errors import BalanceError
 
 MAX_FULL_SEATINGS = 1_000  # above this, compositions x cyclic rotations (see the module docstring)
@@ -485,7 +485,7 @@ def format_text(doc: dict) -> str:
     for title, note, tables in sections:
         out += ["", f"{title}:", f"  {note}"]
         for headers, rows in tables:
-            out += [""] + _fixed_width(headers, rows)
+            out += [""] + fixed_width(headers, rows)
     if doc["ratings"]["note"]:
         out += ["", f"note: ratings {doc['ratings']['note']}"]
     out += ["", f"{doc['design']['games']:,} games in {doc['seconds']:.2f} s ({doc['games_per_second']:,} games/s)"]

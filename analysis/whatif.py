@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
-from analysis.summary import (SHARE_UNITS, _fixed_width, _finite, _pair, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
+from analysis.summary import (SHARE_UNITS, fixed_width, finite_or_none, pair_or_none, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
                               fmt_settings, games_phrase, strategies, units_per_game)
 from simcore.errors import BalanceError
 
@@ -231,7 +231,7 @@ def estimate(figure: Figure, m: Moments, arm: int, confidence: float) -> tuple[f
         spread = m.variance[figure.key, arm]
         low, high = stats.mean_interval(value, math.sqrt(spread) if spread is not None else math.nan,
                                         m.games, confidence)
-    return value - figure.offset, _pair((low - figure.offset, high - figure.offset))
+    return value - figure.offset, pair_or_none((low - figure.offset, high - figure.offset))
 
 
 def compare(figure: Figure, m: Moments, base: int, other: int, confidence: float) -> dict:
@@ -242,7 +242,7 @@ def compare(figure: Figure, m: Moments, base: int, other: int, confidence: float
     value, value_ci = estimate(figure, m, other, confidence)
     row = {"key": figure.key, "label": figure.label, "kind": figure.kind, "per": figure.per,
            "unit": figure.unit, "change_unit": figure.change_unit,
-           "baseline": _finite(baseline), "baseline_ci": baseline_ci, "variant": _finite(value), "variant_ci": value_ci,
+           "baseline": finite_or_none(baseline), "baseline_ci": baseline_ci, "variant": finite_or_none(value), "variant_ci": value_ci,
            "change": None, "change_ci": [None, None], "p_value": None, "q_value": None,
            "change_ci_unpaired": [None, None], "p_value_unpaired": None, "se_paired": None, "se_unpaired": None,
            "correlation": None, "crn_gain": None}
@@ -259,8 +259,8 @@ def compare(figure: Figure, m: Moments, base: int, other: int, confidence: float
     else:
         p_value = math.erfc(abs(change / se) / math.sqrt(2.0))
     _, unpaired_ci, unpaired_p = stats.welch_test(value, var_other, m.games, baseline, var_base, m.games, confidence)
-    row.update(change_ci=_pair(stats.mean_interval(change, math.sqrt(var_paired), m.games, confidence)),
-               p_value=p_value, change_ci_unpaired=_pair(unpaired_ci), p_value_unpaired=_finite(unpaired_p),
+    row.update(change_ci=pair_or_none(stats.mean_interval(change, math.sqrt(var_paired), m.games, confidence)),
+               p_value=p_value, change_ci_unpaired=pair_or_none(unpaired_ci), p_value_unpaired=finite_or_none(unpaired_p),
                se_paired=se, se_unpaired=math.sqrt((var_base + var_other) / m.games))
     if var_base > 0 and var_other > 0:
         row["correlation"] = max(-1.0, min(1.0, (var_base + var_other - var_paired) / (2 * math.sqrt(var_base * var_other))))
@@ -475,7 +475,7 @@ def format_text(document: dict) -> str:
         out += [f"!!   - {note}" for note in document["assumed"]]
     for number, variant in enumerate(document["variants"], start=1):
         out += ["", f"variant {number} ({variant['name']}) against the baseline, paired by game index:"]
-        out += _fixed_width(WHATIF_HEADERS, variant_table(variant["figures"]))
+        out += fixed_width(WHATIF_HEADERS, variant_table(variant["figures"]))
     out += [""] + method_notes(document)
     return "\n".join(out) + "\n"
 
