@@ -153,6 +153,9 @@ def tournament(
     threads: ThreadsOpt = None,
     out: Annotated[Optional[Path], typer.Option(
         "--out", "-o", help="Folder for tournament.md and a self-contained tournament.html with charts.")] = None,
+    tier_games: Annotated[Optional[int], typer.Option(
+        "--tier-games", help="Games for each one-strategy seating (the skill tiers' first-player advantage); "
+                             "default: the same as every other seating.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ):
@@ -161,7 +164,7 @@ def tournament(
     from analysis.tournament import format_text, run_tournament, write_report
 
     doc = run_tournament(game, players, strategies, games, seed, variant, threads, plugin or (), out,
-                         progress=not quiet and not as_json)
+                         progress=not quiet and not as_json, tier_games=tier_games)
     if out is not None:
         write_report(doc, out)
     if as_json:

@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from analysis import stats
-from analysis.summary import fixed_width, fmt_p, fmt_pct_ci, fmt_pp, fmt_settings, games_phrase, variant_info
+from analysis.summary import SHARE_UNITS, fixed_width, fmt_p, fmt_pct_ci, fmt_pp, fmt_settings, games_phrase, variant_info
+
 from simcore.errors import BalanceError
 
 MAX_FULL_SEATINGS = 1_000  # above this, compositions x cyclic rotations (see the module docstring)
@@ -152,6 +153,11 @@ class Tally:
         self.tiers: dict[int, np.ndarray] = {}  # one-strategy seatings: [deal, seat] win shares
 
     def add(self, seating: tuple[int, ...], share: np.ndarray, score: np.ndarray) -> None:
+        """Tally one seating's rows.  A one-strategy seating may have played more deals than the
+        others (``--tier-games``): all of them go to its tier, the first ``deals`` to the rest."""
+        if len(set(seating)) == 1:
+            self.tiers[seating[0]] = share.copy()
+        share, score = share[:self.deals], score[:self.deals]
         for i, j in itertools.combinations(range(self.design.players), 2):
             a, b = seating[i], seating[j]
             if a == b:
@@ -165,27 +171,28 @@ class Tally:
             self.comparisons[a, b] += 1
             self.comparisons[b, a] += 1
         self.seat_wins[:, list(seating), range(self.design.players)] += share
-        if len(set(seating)) == 1:
-            self.tiers[seating[0]] = share.copy()
 
 
 def play(game, setup, variant, design: Design, lineups: list, seed: int, deals: int, threads: int | None,
-         progress: bool) -> tuple[Tally, float]:
-    """Run every seating on game indices 0..deals-1 of ``seed``; one progress bar for all."""
+         progress: bool, tier_deals: int | None = None) -> tuple[Tally, float]:
+    """Run every seating on game indices 0..deals-1 of ``seed`` (the one-strategy seatings on
+    0..tier_deals-1, a superset); one progress bar for all."""
+    tier_deals = max(deals, tier_deals or deals)
     from simcore.driver import _progress, run_games
 
     tally = Tally(design, deals)
     players = design.players
     started = time.perf_counter()
-    total = deals * len(design.seatings)
-    with _progress(progress, total, f"{game.name} {players}p tournament") as advance:
-        for seating, lineup in zip(design.seatings, lineups):
-            frame = run_games(game, setup, lineup, variant, seed, deals, threads=threads, progress=False,
+    plays = [tier_deals if len(set(seating)) == 1 else deals for seating in design.seatings]
+    with _progress(progress, sum(plays), f"{game.name} {players}p tournament") as advance:
+        for seating, lineup, n in zip(design.seatings, lineups, plays):
+            frame = run_games(game, setup, lineup, variant, seed, n, threads=threads, progress=False,
                               keep_frame=True).frame
             share = frame.select([f"share_{s}" for s in range(players)]).to_numpy().astype(np.float64)
+            share = np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k, as in the summary
             score = frame.select([f"score_{s}" for s in range(players)]).to_numpy().astype(np.int64)
             tally.add(seating, share, score)
-            advance(deals)
+            advance(n)
     return tally, time.perf_counter() - started
 
 
@@ -322,11 +329,12 @@ def analyse(tally: Tally, anchor: int, seed: int) -> dict:
 
     tiers = []
     for s in (s for s in range(k) if s in tally.tiers):
+        games = len(tally.tiers[s])
         wins = tally.tiers[s].sum(axis=0)
-        seats = [{"seat": seat, "share": wins[seat] / deals,
-                  "ci": list(stats.wilson_interval(min(wins[seat], deals), deals))} for seat in range(players)]
+        seats = [{"seat": seat, "share": wins[seat] / games,
+                  "ci": list(stats.wilson_interval(min(wins[seat], games), games))} for seat in range(players)]
         test = stats.chi2_equal_shares(wins.tolist())
-        tiers.append({"strategy": names[s], "games": deals, "fpa_pp": 100 * (seats[0]["share"] - fair),
+        tiers.append({"strategy": names[s], "games": games, "fpa_pp": 100 * (seats[0]["share"] - fair),
                       "fpa_ci_pp": [100 * (v - fair) for v in seats[0]["ci"]], "seats": seats,
                       "seat_balance": {"statistic": test.statistic, "df": test.df, "p_value": test.p_value}})
     differences = []
@@ -334,7 +342,7 @@ def analyse(tally: Tally, anchor: int, seed: int) -> dict:
         # the tiers play the same deals: a paired test, i.e. a one-sample test of the per-deal
         # differences of seat 0's share (Welch's formula with an empty second sample)
         d = tally.tiers[names.index(first["strategy"])][:, 0] - tally.tiers[names.index(second["strategy"])][:, 0]
-        diff, ci, p = stats.welch_test(float(d.mean()), float(d.var(ddof=1)), deals, 0.0, 0.0, deals)
+        diff, ci, p = stats.welch_test(float(d.mean()), float(d.var(ddof=1)), len(d), 0.0, 0.0, len(d))
         differences.append({"a": first["strategy"], "b": second["strategy"], "diff_pp": 100 * diff,
                             "ci_pp": [100 * v for v in ci], "p_value": p})
     for row, q in zip(differences, stats.benjamini_hochberg([r["p_value"] for r in differences])):
@@ -356,7 +364,7 @@ def analyse(tally: Tally, anchor: int, seed: int) -> dict:
 
 def run_tournament(game_name: str, players: int, strategies: str, games: int, seed: int = 1,
                    variant_path: Path | None = None, threads: int | None = None, plugin_paths=(),
-                   out: Path | None = None, progress: bool = True) -> dict:
+                   out: Path | None = None, progress: bool = True, tier_games: int | None = None) -> dict:
     """Check every input, play every seating, return the JSON-ready document."""
     from simcore import __version__
     from simcore.driver import set_threads
@@ -369,20 +377,25 @@ def run_tournament(game_name: str, players: int, strategies: str, games: int, se
     design = make_design(names, players)
     lineups = seating_lineups(game, design, plugin_paths)  # unknown names fail here
     deals = games_per_seating(games, design)
+    if tier_games is not None and tier_games < deals:
+        raise BalanceError(f"--tier-games must be at least the {deals:,} games every seating plays, not {tier_games:,}")
+    tier_deals = tier_games or deals
     check_seed(seed)
     set_threads(threads)
     if out is not None:
         check_out_dir(out)
     anchor = names.index(game.default_strategy) if game.default_strategy in names else 0
 
-    tally, seconds = play(game, setup, variant, design, lineups, seed, deals, threads, progress)
-    total = deals * len(design.seatings)
+    tally, seconds = play(game, setup, variant, design, lineups, seed, deals, threads, progress, tier_deals)
+    tier_seatings = sum(len(set(seating)) == 1 for seating in design.seatings)
+    total = deals * (len(design.seatings) - tier_seatings) + tier_deals * tier_seatings
     return {"game": game.name, "title": game.title, "players": players, "strategies": names, "seed": seed,
             "variant": variant_info({"variant": variant.to_dict()}), "version": __version__,
             "assumed": list(game.assumed), "plugins": [str(p) for p in plugin_paths],
             "design": {"kind": design.kind, "description": design_phrase(design),
                        "seatings": [[names[s] for s in seating] for seating in design.seatings],
-                       "games_requested": games, "games_per_seating": deals, "games": total,
+                       "games_requested": games, "games_per_seating": deals, "games_per_tier": tier_deals,
+                       "games": total,
                        "deals": f"game indices 0..{deals - 1} of seed {seed} in every seating"},
             **analyse(tally, anchor, seed),
             "seconds": round(seconds, 3), "games_per_second": round(total / max(seconds, 1e-9))}
@@ -451,7 +464,9 @@ def _about(doc: dict) -> list[str]:
             f"version {doc['version']}",
             f"design: {d['description']}",
             f"{d['games_per_seating']:,} games per seating, the same deals in every seating ({d['deals']}); "
-            f"{d['games']:,} games in total (--games {d['games_requested']:,}, split evenly and rounded up)"]
+            f"{d['games']:,} games in total (--games {d['games_requested']:,}, split evenly and rounded up"
+            + (f"; the one-strategy seatings, the skill tiers, play games 0..{d['games_per_tier'] - 1:,} "
+               f"(--tier-games {d['games_per_tier']:,}))" if d["games_per_tier"] > d["games_per_seating"] else ")")]
 
 
 NOTES = {

@@ -31,6 +31,11 @@ def doc():
     return _json(*RUN)
 
 
+def _exact_wins(rows, seat: int) -> float:
+    """A seat's wins with every k-way tie counted as exactly 1/k (float32 stores 1/3 as 1/3 + 1e-8)."""
+    return float(np.round(rows[f"share_{seat}"].to_numpy().astype(np.float64) * 840).sum()) / 840
+
+
 def _without_timing(document: dict) -> dict:
     return {k: v for k, v in document.items() if k not in ("seconds", "games_per_second")}
 
@@ -158,7 +163,7 @@ def test_tiers_are_the_one_strategy_seatings(doc):
     assert [t["strategy"] for t in doc["tiers"]] == NAMES
     for tier in doc["tiers"]:
         rows = simcore.simulate("triatri", players=3, games=200, seed=3, strategies=tier["strategy"])
-        shares = [float(rows[f"share_{s}"].cast(float).sum()) / 200 for s in range(3)]  # sum in doubles
+        shares = [_exact_wins(rows, s) / 200 for s in range(3)]
         assert [s["share"] for s in tier["seats"]] == pytest.approx(shares, abs=1e-9)
         assert tier["games"] == 200 and tier["fpa_pp"] == pytest.approx(100 * (shares[0] - 1 / 3), abs=1e-9)
         low, high = tier["fpa_ci_pp"]
@@ -215,6 +220,7 @@ def test_text_output_and_report(tmp_path):
     ({"-p": "6"}, "TriATri is played by 2, 3, 4 players, not 6"),
     ({"--seed": "-1"}, "--seed must be a whole number"),
     ({"--threads": "999"}, "--threads must be"),
+    ({"--tier-games": "50"}, "--tier-games must be at least the 100 games every seating plays"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, change, message):
     options = {"-p": "3", "--strategies": ",".join(NAMES), "-n": "2700", "--out": str(tmp_path / "report")}
@@ -272,3 +278,18 @@ def test_rates_at_a_bound_and_ratings_that_do_not_exist_are_said_so():
     assert np.isnan(T.bradley_terry(wins, np.ones((3, 3)) * 20)).all()
     assert T._not_estimable(wins, ("fixed:1", "fixed:3", "expected-value")) == (
         "not estimable: fixed:1 never finished ahead (an infinite rating); leave it out to rate the rest")
+
+
+def test_tier_games_give_the_tiers_more_games_and_leave_everything_else_alone(doc):
+    """--tier-games 700: the one-strategy seatings play games 0..699, a superset of the other
+    seatings' 0..199; the head-to-head, ratings and seat shares rest on games 0..199 as before."""
+    more = _json(*RUN, "--tier-games", "700")
+    assert more["design"]["games_per_tier"] == 700 and more["design"]["games_per_seating"] == 200
+    assert more["design"]["games"] == 200 * 24 + 700 * 3
+    assert more["head_to_head"] == doc["head_to_head"] and more["ratings"] == doc["ratings"]
+    assert more["seat_shares"] == doc["seat_shares"]
+    for tier in more["tiers"]:
+        rows = simcore.simulate("triatri", players=3, games=700, seed=3, strategies=tier["strategy"])
+        shares = [_exact_wins(rows, s) / 700 for s in range(3)]
+        assert tier["games"] == 700
+        assert [s["share"] for s in tier["seats"]] == pytest.approx(shares, abs=1e-9)
