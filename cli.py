@@ -119,6 +119,19 @@ def simulate(
 
 
 @app.command()
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.",
+                                               metavar="RUN...")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md and report.html.")] = Path("reports/latest"),
+):
+    """Write report.md and a self-contained report.html (with charts) for one or more runs."""
+    from analysis.report import write_report
+
+    path = write_report([str(r) for r in runs], out)
+    typer.echo(f"report written: {path / 'report.html'} and {path / 'report.md'}")
+
+
+@app.command()
 def book(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for index.html and one report per game and player count.")] = Path("reports/book"),
     games: Annotated[int, typer.Option("--games", "-n", help="Games per game and player count.")] = 100_000,
@@ -135,6 +148,51 @@ def book(
     for row in rows:
         typer.echo("  ".join(f"{h}: {c}" for h, c in zip(OVERVIEW_HEADERS[:7], row[:7])))
     typer.echo(f"book written: {path / 'index.html'} and {path / 'index.md'}")
+
+
+@app.command()
+def cards(
+    game: GameArg,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games to simulate.")] = 200_000,
+    seed: SeedOpt = 1,
+    strategies: StrategiesOpt = None,
+    variant: VariantOpt = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cards.md, cards.html and the chart.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+):
+    """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged)."""
+    import tempfile
+
+    import polars as pl
+
+    from analysis import cards as card_report
+    from simcore.driver import run_games
+
+    g, v, setup = _game_and_setup(game, players, variant, None)
+    if g.card_names(setup) is None:
+        raise _error(f"{g.name} deals no hands of cards, so it has no card strength "
+                     f"(card games: {', '.join(card_report.card_games())})")
+    if games < 2:
+        raise _error(f"--games must be at least 2 for card strength, not {games}")
+    lineup = g.lineup(strategies, players)
+    if out is not None:
+        card_report.check_out_dir(out)
+    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
+        result = run_games(g, setup, lineup, v, seed, games, out=Path(scratch) / "run.parquet",
+                           progress=not quiet and not as_json)
+        table = card_report.card_strength(pl.scan_parquet(result.path), result.meta).collect()
+    if out is not None:
+        card_report.write(table, result.meta, games, out)
+    if as_json:
+        typer.echo(json.dumps({"game": g.name, "players": players, "games": games, "seed": seed,
+                               "strategies": list(lineup.names), "variant": v.to_dict(),
+                               "cards": table.to_dicts()}, indent=2))
+    else:
+        typer.echo(card_report.text_table(table, result.meta, games))
+        if out is not None:
+            typer.echo(f"\ncard strength written: {out / 'cards.html'} and {out / 'cards.md'}")
 
 
 @app.command()
@@ -176,16 +234,66 @@ def tournament(
 
 
 @app.command()
-def report(
-    runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.",
-                                               metavar="RUN...")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md and report.html.")] = Path("reports/latest"),
+def whatif(
+    game: GameArg,
+    variant: Annotated[list[Path], typer.Option(
+        "--variant", help="Variant TOML file to compare with the published rules (repeatable; at least one).")],
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per run: the baseline and each variant.")] = 100_000,
+    seed: SeedOpt = 1,
+    strategies: StrategiesOpt = None,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for whatif.md, a self-contained whatif.html and the chart of changes.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ):
-    """Write report.md and a self-contained report.html (with charts) for one or more runs."""
-    from analysis.report import write_report
+    """The published rules and each variant on the same games: every headline figure, its change,
+    a paired 95% interval and p-value, and how much the shared deals sharpened it (docs/whatif.md)."""
+    from analysis import whatif as comparison
 
-    path = write_report([str(r) for r in runs], out)
-    typer.echo(f"report written: {path / 'report.html'} and {path / 'report.md'}")
+    document = comparison.whatif(game, variant, players=players, games=games, seed=seed, strategies_spec=strategies,
+                                 threads=threads, progress=not quiet and not as_json, out=out)
+    if out is not None:
+        comparison.write(document, out)
+    if as_json:
+        typer.echo(json.dumps(document, indent=2, allow_nan=False))
+        return
+    typer.echo(comparison.format_text(document).rstrip("\n"))
+    if out is not None:
+        typer.echo(f"\nreport written: {out / 'whatif.html'} and {out / 'whatif.md'}")
+
+
+@app.command()
+def sweep(
+    game: GameArg,
+    setting: Annotated[str, typer.Option(
+        "--set", help="KEY=START..STOP[:STEP]: the variant key swept, START to STOP inclusive (e.g. target=30..60:5).")],
+    variant: VariantOpt = None,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per point.")] = 100_000,
+    seed: SeedOpt = 1,
+    strategies: StrategiesOpt = None,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for sweep.md, a self-contained sweep.html and the line charts.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+):
+    """One variant key swept over a range on the same games: first-player advantage, game length and
+    every rule-event rate at each point with 95% intervals, and line charts with interval bands."""
+    from analysis import sweep as sweeping
+
+    document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
+                              base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
+    if out is not None:
+        sweeping.write(document, out)
+    if as_json:
+        typer.echo(json.dumps(document, indent=2, allow_nan=False))
+        return
+    typer.echo(sweeping.format_text(document).rstrip("\n"))
+    if out is not None:
+        typer.echo(f"\nreport written: {out / 'sweep.html'} and {out / 'sweep.md'}")
 
 
 @app.command()
@@ -294,51 +402,6 @@ def replay(
 
 
 @app.command()
-def cards(
-    game: GameArg,
-    players: PlayersOpt = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games to simulate.")] = 200_000,
-    seed: SeedOpt = 1,
-    strategies: StrategiesOpt = None,
-    variant: VariantOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cards.md, cards.html and the chart.")] = None,
-    as_json: JsonOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-):
-    """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged)."""
-    import tempfile
-
-    import polars as pl
-
-    from analysis import cards as card_report
-    from simcore.driver import run_games
-
-    g, v, setup = _game_and_setup(game, players, variant, None)
-    if g.card_names(setup) is None:
-        raise _error(f"{g.name} deals no hands of cards, so it has no card strength "
-                     f"(card games: {', '.join(card_report.card_games())})")
-    if games < 2:
-        raise _error(f"--games must be at least 2 for card strength, not {games}")
-    lineup = g.lineup(strategies, players)
-    if out is not None:
-        card_report.check_out_dir(out)
-    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
-        result = run_games(g, setup, lineup, v, seed, games, out=Path(scratch) / "run.parquet",
-                           progress=not quiet and not as_json)
-        table = card_report.card_strength(pl.scan_parquet(result.path), result.meta).collect()
-    if out is not None:
-        card_report.write(table, result.meta, games, out)
-    if as_json:
-        typer.echo(json.dumps({"game": g.name, "players": players, "games": games, "seed": seed,
-                               "strategies": list(lineup.names), "variant": v.to_dict(),
-                               "cards": table.to_dicts()}, indent=2))
-    else:
-        typer.echo(card_report.text_table(table, result.meta, games))
-        if out is not None:
-            typer.echo(f"\ncard strength written: {out / 'cards.html'} and {out / 'cards.md'}")
-
-
-@app.command()
 def traps(
     players: PlayersOpt = 4,
     deck: Annotated[Optional[Path], typer.Option("--deck", help="Trap deck TOML (docs/traps.md); default the bundled one.")] = None,
@@ -374,69 +437,6 @@ def traps(
         typer.echo(trap_report.format_text(setup, rows, result.meta))
         if out is not None:
             typer.echo(f"\nreport written: {out / 'traps.html'} and {out / 'traps.md'}")
-
-
-@app.command()
-def whatif(
-    game: GameArg,
-    variant: Annotated[list[Path], typer.Option(
-        "--variant", help="Variant TOML file to compare with the published rules (repeatable; at least one).")],
-    players: PlayersOpt = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per run: the baseline and each variant.")] = 100_000,
-    seed: SeedOpt = 1,
-    strategies: StrategiesOpt = None,
-    threads: ThreadsOpt = None,
-    out: Annotated[Optional[Path], typer.Option(
-        "--out", "-o", help="Folder for whatif.md, a self-contained whatif.html and the chart of changes.")] = None,
-    as_json: JsonOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
-):
-    """The published rules and each variant on the same games: every headline figure, its change,
-    a paired 95% interval and p-value, and how much the shared deals sharpened it (docs/whatif.md)."""
-    from analysis import whatif as comparison
-
-    document = comparison.whatif(game, variant, players=players, games=games, seed=seed, strategies_spec=strategies,
-                                 threads=threads, progress=not quiet and not as_json, out=out)
-    if out is not None:
-        comparison.write(document, out)
-    if as_json:
-        typer.echo(json.dumps(document, indent=2, allow_nan=False))
-        return
-    typer.echo(comparison.format_text(document).rstrip("\n"))
-    if out is not None:
-        typer.echo(f"\nreport written: {out / 'whatif.html'} and {out / 'whatif.md'}")
-
-
-@app.command()
-def sweep(
-    game: GameArg,
-    setting: Annotated[str, typer.Option(
-        "--set", help="KEY=START..STOP[:STEP]: the variant key swept, START to STOP inclusive (e.g. target=30..60:5).")],
-    variant: VariantOpt = None,
-    players: PlayersOpt = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per point.")] = 100_000,
-    seed: SeedOpt = 1,
-    strategies: StrategiesOpt = None,
-    threads: ThreadsOpt = None,
-    out: Annotated[Optional[Path], typer.Option(
-        "--out", "-o", help="Folder for sweep.md, a self-contained sweep.html and the line charts.")] = None,
-    as_json: JsonOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
-):
-    """One variant key swept over a range on the same games: first-player advantage, game length and
-    every rule-event rate at each point with 95% intervals, and line charts with interval bands."""
-    from analysis import sweep as sweeping
-
-    document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
-                              base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
-    if out is not None:
-        sweeping.write(document, out)
-    if as_json:
-        typer.echo(json.dumps(document, indent=2, allow_nan=False))
-        return
-    typer.echo(sweeping.format_text(document).rstrip("\n"))
-    if out is not None:
-        typer.echo(f"\nreport written: {out / 'sweep.html'} and {out / 'sweep.md'}")
 
 
 @app.command()
