@@ -254,14 +254,7 @@ def whatif(
 
     document = comparison.whatif(game, variant, players=players, games=games, seed=seed, strategies_spec=strategies,
                                  threads=threads, progress=not quiet and not as_json, out=out)
-    if out is not None:
-        comparison.write(document, out)
-    if as_json:
-        typer.echo(json.dumps(document, indent=2, allow_nan=False))
-        return
-    typer.echo(comparison.format_text(document).rstrip("\n"))
-    if out is not None:
-        typer.echo(f"\nreport written: {out / 'whatif.html'} and {out / 'whatif.md'}")
+    _emit(document, comparison.format_text, comparison.write, out, "whatif", as_json)
 
 
 @app.command()
@@ -286,14 +279,19 @@ def sweep(
 
     document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
                               base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
+    _emit(document, sweeping.format_text, sweeping.write, out, "sweep", as_json)
+
+
+def _emit(document: dict, format_text, write, out: Path | None, stem: str, as_json: bool) -> None:
+    """A workbench command's ending: the report files if asked for, then JSON or the text tables."""
     if out is not None:
-        sweeping.write(document, out)
+        write(document, out)
     if as_json:
         typer.echo(json.dumps(document, indent=2, allow_nan=False))
         return
-    typer.echo(sweeping.format_text(document).rstrip("\n"))
+    typer.echo(format_text(document).rstrip("\n"))
     if out is not None:
-        typer.echo(f"\nreport written: {out / 'sweep.html'} and {out / 'sweep.md'}")
+        typer.echo(f"\nreport written: {out / (stem + '.html')} and {out / (stem + '.md')}")
 
 
 @app.command()
