@@ -24,13 +24,14 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 """
 import numpy as np
 
-from simcore.bits import kth_index, popcount
+from simcore.bits import bit, kth_index, popcount
+from simcore.games.chimera import HAS_PDEP, pdep, trailing_zeros
 from simcore.games.triatri import (
     FAKE, HELD_COLOURLESS, R_INSTANT_SETS, R_PLAYERS, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_SEEN,
-    T_START, T_SUPPLY, T_VALUE, place_card, score_of, trick_leader,
+    T_START, T_SUPPLY, T_VALUE, draw_below, place_card, score_of, trick_leader,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY, below
+from simcore.rng import PLAY
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
@@ -46,14 +47,35 @@ INSTANT_WIN_VALUE = 50.0
 
 # --- shared helpers ------------------------------------------------------------
 
+if HAS_PDEP:
+    @kernel(globals(), inline="always")
+    def kth_card(mask, k):
+        """The k-th lowest set bit of ``mask`` (0-based): PDEP deposits bit k at the k-th set bit
+        and TZCNT reads its index, without kth_index's loop of k steps (a random k makes that
+        loop's exit a branch the CPU cannot predict)."""
+        return np.int64(trailing_zeros(pdep(np.uint64(1) << np.uint64(k), mask)))
+else:
+    kth_card = kth_index
+
+
+@kernel(globals(), inline="always")
+def random_pick(state, mask):
+    """The random strategy's draw on a PLAY state held in a local: (new state, a uniform pick
+    among the set bits of ``mask``).  The all-random play loop calls it directly."""
+    state, k = draw_below(state, popcount(mask))
+    return state, kth_card(mask, k)
+
+
 @kernel(globals(), inline="always")
 def random_card(mask, streams):
-    return kth_index(mask, below(streams, PLAY, popcount(mask)))
+    state, card = random_pick(streams[PLAY], mask)
+    streams[PLAY] = state
+    return card
 
 
 @kernel(globals(), inline="always")
 def random_option(options, streams):
-    return kth_index(np.uint64(options), below(streams, PLAY, popcount(np.uint64(options))))
+    return random_card(np.uint64(options), streams)
 
 
 @kernel(globals(), inline="always")
@@ -80,18 +102,17 @@ def extreme_card(mask, cards, highest):
 def leads_if_played(table, rules, cards, seat, card):
     """Would ``seat`` lead the trick for now after playing ``card``?  (Placed and taken back.)"""
     position = table[T_PLAYED]
-    saved = np.empty(2 * rules[R_PLAYERS] + 1, dtype=np.int64)
-    n = rules[R_PLAYERS]
-    for s in range(n):
-        saved[s] = table[T_HELD + s]
-        saved[n + s] = table[T_VALUE + s]
-    saved[2 * n] = table[T_ORDER + position]
+    # place_card changes this position's order slot and the held card and value of the seat (and
+    # of a fake's victim): keep all four seats' (MAX_PLAYERS) in locals, not in an array
+    # allocated per call (this runs for every card the greedy and heuristic players consider)
+    h0, h1, h2, h3 = table[T_HELD], table[T_HELD + 1], table[T_HELD + 2], table[T_HELD + 3]
+    v0, v1, v2, v3 = table[T_VALUE], table[T_VALUE + 1], table[T_VALUE + 2], table[T_VALUE + 3]
+    order = table[T_ORDER + position]
     place_card(table, rules, cards, seat, card, position)
     leader = trick_leader(table, cards, position + 1)
-    for s in range(n):
-        table[T_HELD + s] = saved[s]
-        table[T_VALUE + s] = saved[n + s]
-    table[T_ORDER + position] = saved[2 * n]
+    table[T_HELD], table[T_HELD + 1], table[T_HELD + 2], table[T_HELD + 3] = h0, h1, h2, h3
+    table[T_VALUE], table[T_VALUE + 1], table[T_VALUE + 2], table[T_VALUE + 3] = v0, v1, v2, v3
+    table[T_ORDER + position] = order
     return leader == seat
 
 
@@ -173,28 +194,34 @@ def greedy_play(seat, legal, table, rules, cards, masks):
 def gem_change(table, rules, seat, colour, delta, from_supply):
     """What gaining (delta +1) or losing (-1) one gem of ``colour`` does to ``seat``'s score,
     with the supply as it would then be; an instant win is worth INSTANT_WIN_VALUE."""
-    g = np.empty(3, dtype=np.int64)
-    s = np.empty(3, dtype=np.int64)
-    for c in range(3):
-        g[c] = table[T_GEMS + 3 * seat + c]
-        s[c] = table[T_SUPPLY + c]
-    before = score_of(g[0], g[1], g[2], s[0], s[1], s[2], rules)
-    g[colour] += delta
-    if from_supply:
-        s[colour] -= delta
-    after = score_of(g[0], g[1], g[2], s[0], s[1], s[2], rules)
+    # the seat's gems g0..g2 and the supply s0..s2 as locals (no arrays allocated per call)
+    g0, g1, g2 = table[T_GEMS + 3 * seat], table[T_GEMS + 3 * seat + 1], table[T_GEMS + 3 * seat + 2]
+    s0, s1, s2 = table[T_SUPPLY], table[T_SUPPLY + 1], table[T_SUPPLY + 2]
+    before = score_of(g0, g1, g2, s0, s1, s2, rules)
+    supply_delta = delta if from_supply else 0
+    if colour == 0:
+        g0 += delta
+        s0 -= supply_delta
+    elif colour == 1:
+        g1 += delta
+        s1 -= supply_delta
+    else:
+        g2 += delta
+        s2 -= supply_delta
+    after = score_of(g0, g1, g2, s0, s1, s2, rules)
     sets = rules[R_INSTANT_SETS]
-    if delta > 0 and sets > 0 and g[0] >= sets and g[1] >= sets and g[2] >= sets:
+    if delta > 0 and sets > 0 and g0 >= sets and g1 >= sets and g2 >= sets:
         return INSTANT_WIN_VALUE
     change = float(after - before)
-    if from_supply and delta > 0 and s[colour] == 0:
+    left = s0 if colour == 0 else s1 if colour == 1 else s2
+    if from_supply and delta > 0 and left == 0:
         # taking the last supply gem ends the game: worth it when ahead, a disaster when behind
         mine = after
         best_other = -1 << 30
         for other in range(rules[R_PLAYERS]):
             if other != seat:
                 o = score_of(table[T_GEMS + 3 * other], table[T_GEMS + 3 * other + 1],
-                             table[T_GEMS + 3 * other + 2], s[0], s[1], s[2], rules)
+                             table[T_GEMS + 3 * other + 2], s0, s1, s2, rules)
                 best_other = max(best_other, o)
         change += 10.0 if mine > best_other else -10.0
     return change
@@ -216,19 +243,17 @@ def trick_worth(table, rules, seat, option):
 def win_chance(table, rules, cards, masks, hand, colour):
     """Rough chance of taking a trick in ``colour`` led with my highest card of it: every
     unseen higher card of the colour, or fake, sits with an opponent with probability q."""
-    top = extreme_card(hand & masks[colour], cards, True)
-    if top < 0:
+    mine = hand & masks[colour]
+    if not mine:
         return 0.05
+    # a colour's ids ascend with the number (simcore/games/triatri.py), so my highest card of it
+    # is its highest bit and the higher cards of the colour are the bits above that one
+    top = kth_card(mine, popcount(mine) - 1)
     unseen = ~(hand | np.uint64(table[T_SEEN]))
-    dealt_unseen = 0.0
-    threats = 0
     m = unseen & (masks[0] | masks[1] | masks[2] | masks[FAKE])
     total_unseen = popcount(m)
-    while m:
-        i = kth_index(m, 0)
-        m &= m - np.uint64(1)
-        if cards[i, 0] < 0 or (cards[i, 0] == colour and cards[i, 1] > cards[top, 1]):
-            threats += 1
+    higher = masks[colour] & ~((bit(top) << np.uint64(1)) - np.uint64(1))
+    threats = popcount(m & (masks[FAKE] | higher))
     # cards still in the opponents' hands: everything they were dealt minus what they played
     others = rules[R_PLAYERS] - 1
     dealt_unseen = popcount(hand) * others

@@ -31,6 +31,7 @@ import numpy as np
 
 from simcore.errors import BalanceError
 from simcore.jit import kernel
+from simcore.rng import GOLDEN, mix64
 
 MAX_PLAYERS = 4
 PLAYER_COUNTS = (2, 3, 4)
@@ -123,6 +124,92 @@ def trick_leader(table, cards, n_played):
         if table[T_VALUE + s] == best and (winning_colour < 0 or held_colour(table, cards, s) == winning_colour):
             winner = s
     return winner
+
+
+# --- the play loop's own bookkeeping ---------------------------------------------------------
+# The play loop does not search the table for the leader (trick_leader) after every card: it
+# keeps the leader up to date as each card lands, in three integers, and reaches the same seat.
+#   best   the highest value held in the trick so far (-1 before the first card)
+#   tied   the classes of the holdings tied at ``best``: bit c for colour c, bit CLASS_COLOURLESS
+#          for a colourless holding (value 0, so never tied with a numbered card: low >= 1)
+#   lasts  byte c (c = 0..3): the latest seat among the tied whose holding has class c; byte
+#          LATEST_TIED: the latest tied seat of any class.  Each byte is ``seat | class << 4``.
+# The leader is the latest holding of the advantaged colour when exactly two colours tie (tied =
+# 3, 6 or 5) and otherwise the latest tied holding: LEAD_BYTE holds, per value of ``tied``, the
+# byte of ``lasts`` to read (four bits each).  A fake played after the first card takes the
+# leader's card and value and is the latest to play, so it lands exactly like that card played
+# again by the fake's seat; the leader's seat, now colourless at 0, can no longer be tied
+# (unless best is 0, when it was colourless and tied already).
+CLASS_COLOURLESS = 3
+LATEST_TIED = 4
+LEAD_BYTE = np.uint64(sum((1 if t == 3 else 2 if t == 6 else 0 if t == 5 else LATEST_TIED) << (4 * t)
+                          for t in range(16)))
+# bit c*4 + p: colour c has the advantage over a holding of class p (water > fire, wood > water,
+# fire > wood; nothing beats a colourless holding, and a fake beats nothing)
+BEATS = np.uint64((1 << (1 * 4 + 0)) | (1 << (2 * 4 + 1)) | (1 << (0 * 4 + 2)))
+
+
+@kernel(globals(), inline="always")
+def lead_entry(tied, lasts):
+    """``seat | class << 4`` of the trick's leader (see the comment above)."""
+    byte = (LEAD_BYTE >> np.uint64(4 * tied)) & np.uint64(15)
+    return np.int64((lasts >> (np.uint64(8) * byte)) & np.uint64(0xFF))
+
+
+@kernel(globals(), inline="always")
+def land(best, tied, lasts, seat, cls, value):
+    """The leader bookkeeping after ``seat`` comes to hold a card of class ``cls`` and value
+    ``value`` as the latest to play (a numbered card, a leading fake, or a fake's swap)."""
+    # written as selects, not branches: whether a random card beats the best is a coin toss the
+    # CPU's branch predictor would get wrong about half the time
+    entry = np.uint64(seat | (cls << 4))
+    keep = ~((np.uint64(0xFF) << np.uint64(8 * cls)) | (np.uint64(0xFF) << np.uint64(8 * LATEST_TIED)))
+    landed = (lasts & keep) | (entry << np.uint64(8 * cls)) | (entry << np.uint64(8 * LATEST_TIED))
+    tied = (0 if value > best else tied) | ((1 << cls) if value >= best else 0)
+    lasts = landed if value >= best else lasts
+    return max(best, value), tied, lasts
+
+
+# Per-card facts for the play loop, one int64 per card id (card_facts): bits 0-1 the class
+# (colour, CLASS_COLOURLESS for a fake), bits 2-23 the number (0 for a fake), bits 24+ the value
+# when its colour beats the previous holding (number x two_factor for a 2, x double_factor else).
+# One load instead of two table lookups and a multiplication per card played.
+FACT_NUMBER_SHIFT, FACT_DOUBLED_SHIFT = 2, 24
+FACT_NUMBER_MASK = (1 << (FACT_DOUBLED_SHIFT - FACT_NUMBER_SHIFT)) - 1
+
+
+@kernel(globals())
+def card_facts(rules, cards):
+    facts = np.empty(rules[R_DECK], dtype=np.int64)
+    for card in range(rules[R_DECK]):
+        colour, n = cards[card, 0], cards[card, 1]
+        doubled = n * (rules[R_TWO_FACTOR] if n == 2 else rules[R_DOUBLE])
+        cls = colour if colour >= 0 else CLASS_COLOURLESS
+        facts[card] = cls | (n << FACT_NUMBER_SHIFT) | (doubled << FACT_DOUBLED_SHIFT)
+    return facts
+
+
+@kernel(globals(), inline="always")
+def fact_number(fact):
+    return (fact >> FACT_NUMBER_SHIFT) & FACT_NUMBER_MASK
+
+
+@kernel(globals(), inline="always")
+def played_value(fact, previous):
+    """The value of a numbered card (its facts) played after a holding of class ``previous``
+    (CLASS_COLOURLESS for the first card): value_if_played, as a select rather than a branch."""
+    beats_previous = (BEATS >> np.uint64(4 * (fact & 3) + previous)) & np.uint64(1)
+    return fact >> FACT_DOUBLED_SHIFT if beats_previous else fact_number(fact)
+
+
+@kernel(globals(), inline="always")
+def draw_below(state, n):
+    """``simcore.rng.below`` on a stream state held in a local: (new state, uniform integer in
+    [0, n)).  The same draw, but the state stays in a register instead of a load and a store per
+    draw (the state round-trips through memory otherwise: Numba cannot tell that the ``order`` or
+    ``table`` stores between two draws leave ``streams`` alone)."""
+    state = state + GOLDEN
+    return state, np.int64(((mix64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @kernel(globals(), inline="always")

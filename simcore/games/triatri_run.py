@@ -4,6 +4,8 @@ Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
 ``play_many_logged`` (full trick and deal logs: replays and the differential test) and
 ``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
 stream in the order documented in simcore/reference/triatri.py; ``random`` draws from PLAY.
+When every seat plays ``random``, run_chunk and play_many_logged use play_rounds' build without
+strategies (about three times as fast; same draws, same games).
 """
 import importlib
 
@@ -12,21 +14,24 @@ from numba import prange
 
 from simcore.bits import bit, has
 from simcore.games.triatri import (
-    C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS, D_BIDS,
-    D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS, END_SUPPLY, FAKE, HAND_SIZE, L_DOUBLED,
-    L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE, L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS,
-    N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_INSTANT_SETS, R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD,
-    T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY, T_TRICK, T_VALUE, TABLE_WIDTH, gem_score, place_card,
-    resolve_bid, trick_leader,
+    C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS,
+    CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS, END_SUPPLY,
+    FAKE, HAND_SIZE, HELD_COLOURLESS, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
+    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_INSTANT_SETS,
+    R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY,
+    T_TRICK, T_VALUE, TABLE_WIDTH, card_facts, draw_below, fact_number, gem_score, land, lead_entry,
+    played_value, resolve_bid,
 )
 from simcore.jit import kernel
 from simcore.scripts import SCRIPT_CURSOR, scripted
-from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.rng import DEAL, N_STREAMS, PLAY, seed_streams
 
 strategy = globals().get("__strategies__") or importlib.import_module("strategies.triatri")
 choose_bid = strategy.choose_bid
 choose_gem = strategy.choose_gem
 choose_play = strategy.choose_play
+random_pick = strategy.random_pick
+RANDOM = strategy.RANDOM
 
 BLOCK = 256
 FINISHED = -1
@@ -50,9 +55,11 @@ def deal(hands, rules, streams, order, deal_script, work):
     n = rules[R_DECK]
     for i in range(n):
         order[i] = i
+    state = streams[DEAL]
     for i in range(n - 1, 0, -1):
-        j = below(streams, DEAL, i + 1)
+        state, j = draw_below(state, i + 1)
         order[i], order[j] = order[j], order[i]
+    streams[DEAL] = state
     for s in range(n_players):
         hand = np.uint64(0)
         for k in range(HAND_SIZE):
@@ -60,17 +67,26 @@ def deal(hands, rules, streams, order, deal_script, work):
         hands[s] = hand
 
 
-
 @kernel(globals())
-def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters, log, deal_log,
-                deal_script, script, work, first_round, round_limit, trick_limit):
+def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, hands, order, counters, log,
+                deal_log, deal_script, script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
 
     Scenarios pass scripts (deals, then every decision in the order asked) and stop after
     ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's games pass none.
-    ``work`` holds the script cursors and the parked bids (no allocation per game)."""
+    ``work`` holds the script cursors and the parked bids (no allocation per game).
+
+    ``strategies is None``: every seat plays ``random`` and nothing is scripted.  Numba compiles
+    that case separately and drops the branches on ``strategies is None`` at compile time, so the
+    all-random loop draws its picks directly from a PLAY state kept in a register, with no
+    strategy dispatch, no legality checks (the draw is legal by construction) and none of the
+    table slots that only strategies read; the draws are the same as ``random``'s."""
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
+    fakes = masks[FAKE]
+    # the all-random loop's PLAY state; nothing draws from PLAY after the game (each game seeds
+    # its own streams), so it is not written back
+    play = streams[PLAY]
     work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     deal_row = 0
@@ -85,17 +101,21 @@ def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, 
         start = -1
         while start < 0:
             deal(hands, rules, streams, order, deal_script, work)
-            for s in range(n_players):
-                table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
-            for s in range(n_players):
-                card = scripted(script, work)
-                if card < 0:
-                    card = choose_bid(strategies[s], params, s, hands[s], table, rules, cards, masks, streams)
-                if card < 0 or card >= deck or not has(hands[s], card):
-                    return STRATEGY_BROKE_RULES, -1
-                work[W_BIDS + s] = card  # parked until everyone has bid
-            for s in range(n_players):
-                table[T_BID + s] = work[W_BIDS + s]
+            if strategies is None:
+                for s in range(n_players):
+                    play, table[T_BID + s] = random_pick(play, hands[s])
+            else:
+                for s in range(n_players):
+                    table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
+                for s in range(n_players):
+                    card = scripted(script, work)
+                    if card < 0:
+                        card = choose_bid(strategies[s], params, s, hands[s], table, rules, cards, masks, streams)
+                    if card < 0 or card >= deck or not has(hands[s], card):
+                        return STRATEGY_BROKE_RULES, -1
+                    work[W_BIDS + s] = card  # parked until everyone has bid
+                for s in range(n_players):
+                    table[T_BID + s] = work[W_BIDS + s]
             start = resolve_bid(table, rules, cards)
             if deal_row < deal_log.shape[0]:
                 deal_log[deal_row, D_ROUND] = rnd
@@ -114,13 +134,17 @@ def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, 
         for trick in range(HAND_SIZE - 1):
             if tricks_done == trick_limit:
                 return UNFINISHED, -1
-            table[T_TRICK] = trick
-            table[T_START] = start
-            table[T_PLAYED] = 0
-            table[T_SEEN] = np.int64(seen)
-            for s in range(n_players):
-                table[T_HELD + s] = NOT_PLAYED
-                table[T_VALUE + s] = 0
+            if strategies is not None:
+                table[T_TRICK] = trick
+                table[T_START] = start
+                table[T_PLAYED] = 0
+                table[T_SEEN] = np.int64(seen)
+                table[T_GEM] = -1
+            row = tricks_done if tricks_done < log.shape[0] else -1
+            if strategies is not None or row >= 0:  # what strategies and the log read
+                for s in range(n_players):
+                    table[T_HELD + s] = NOT_PLAYED
+                    table[T_VALUE + s] = 0
             # 宝石を選ぶ: a supply gem, or one of the start player's own
             options = 0
             for c in range(3):
@@ -128,57 +152,84 @@ def play_rounds(rules, cards, masks, strategies, params, streams, table, hands, 
                     options |= 1 << c
                 if table[T_GEMS + 3 * start + c] > 0:
                     options |= 1 << (3 + c)
-            table[T_GEM] = -1
-            option = scripted(script, work)
-            if option < 0:
-                option = choose_gem(strategies[start], params, start, options, hands[start], table, rules, cards,
-                                    masks, streams)
-            if option < 0 or option > 5 or (options >> option) & 1 == 0:
-                return STRATEGY_BROKE_RULES, -1
-            table[T_GEM] = option
+            if strategies is None:
+                play, option = random_pick(play, np.uint64(options))
+            else:
+                option = scripted(script, work)
+                if option < 0:
+                    option = choose_gem(strategies[start], params, start, options, hands[start], table, rules,
+                                        cards, masks, streams)
+                if option < 0 or option > 5 or (options >> option) & 1 == 0:
+                    return STRATEGY_BROKE_RULES, -1
+                table[T_GEM] = option
             colour = option - 3 if option >= 3 else option
-            if option >= 3:
-                counters[C_OWN_OFFERS] += 1
-            row = tricks_done if tricks_done < log.shape[0] else -1
+            counters[C_OWN_OFFERS] += option >= 3
+            suit = masks[colour]
             fake_seat = np.uint64(0)
+            # the leader so far (simcore/games/triatri.py, "the play loop's own bookkeeping")
+            best, tied, lasts = -1, 0, np.uint64(0)
+            previous = CLASS_COLOURLESS  # the class of what the previous seat holds (doubling)
             # カードを出す: must follow the gem's colour; a fake may always be played
             for position in range(n_players):
                 seat = start + position
                 if seat >= n_players:
                     seat -= n_players
                 hand = hands[seat]
-                follow = hand & masks[colour]
-                legal = (follow | (hand & masks[FAKE])) if follow else hand
-                card = scripted(script, work)
-                if card < 0:
-                    card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, cards, masks,
-                                       streams)
-                if card < 0 or card >= deck or not has(legal, card):
-                    return STRATEGY_BROKE_RULES, -1
-                doubled, victim = place_card(table, rules, cards, seat, card, position)
-                table[T_PLAYED] = position + 1
+                follow = hand & suit
+                legal = (follow | (hand & fakes)) if follow else hand
+                if strategies is None:
+                    play, card = random_pick(play, legal)
+                else:
+                    card = scripted(script, work)
+                    if card < 0:
+                        card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, cards, masks,
+                                           streams)
+                    if card < 0 or card >= deck or not has(legal, card):
+                        return STRATEGY_BROKE_RULES, -1
+                    table[T_ORDER + position] = seat
+                fact = facts[card]
+                cls = fact & 3
+                number = fact_number(fact)
+                # counted without branches (a random card's kind is unpredictable)
+                is_fake = cls == CLASS_COLOURLESS
+                counters[C_FAKES] += is_fake
+                fake_seat |= bit(seat) * np.uint64(is_fake)
+                if is_fake and position > 0:
+                    # a fake after the first card takes the leader's card and value
+                    lead = lead_entry(tied, lasts)
+                    victim = lead & 15
+                    cls = lead >> 4
+                    value = best
+                    doubled = False
+                    counters[C_SWAPS] += 1
+                    if strategies is not None or row >= 0:
+                        table[T_HELD + seat] = table[T_HELD + victim]
+                        table[T_VALUE + seat] = best
+                        table[T_HELD + victim] = HELD_COLOURLESS
+                        table[T_VALUE + victim] = 0
+                else:
+                    victim = -1
+                    value = played_value(fact, previous)  # a leading fake: class colourless, value 0
+                    doubled = value != number
+                    if strategies is not None or row >= 0:
+                        table[T_HELD + seat] = card if cls != CLASS_COLOURLESS else HELD_COLOURLESS
+                        table[T_VALUE + seat] = value
+                counters[C_DOUBLED] += doubled
+                best, tied, lasts = land(best, tied, lasts, seat, cls, value)
+                previous = cls
                 hands[seat] = hand & ~bit(card)
                 seen |= bit(card)
-                table[T_SEEN] = np.int64(seen)
-                if cards[card, 0] < 0:
-                    counters[C_FAKES] += 1
-                    fake_seat |= bit(seat)
-                    if victim >= 0:
-                        counters[C_SWAPS] += 1
-                if doubled:
-                    counters[C_DOUBLED] += 1
+                if strategies is not None:
+                    table[T_PLAYED] = position + 1
+                    table[T_SEEN] = np.int64(seen)
                 if row >= 0:
                     log[row, L_PLAYS + position] = card
                     log[row, L_VICTIM + position] = victim
                     log[row, L_DOUBLED + seat] = 1 if doubled else 0
-            winner = trick_leader(table, cards, n_players)
-            if has(fake_seat, winner):
-                counters[C_FAKE_WINS] += 1
+            winner = lead_entry(tied, lasts) & 15
+            counters[C_FAKE_WINS] += has(fake_seat, winner)
             # 勝者が宝石を獲得する
-            if option < 3:
-                table[T_SUPPLY + colour] -= 1
-            else:
-                table[T_GEMS + 3 * start + colour] -= 1
+            table[T_SUPPLY + colour if option < 3 else T_GEMS + 3 * start + colour] -= 1
             table[T_GEMS + 3 * winner + colour] += 1
             counters[C_TRICKS] += 1
             tricks_done += 1
@@ -233,9 +284,10 @@ def final_standing(table, rules, instant, scores, shares):
 
 
 @kernel(globals())
-def play_game(seed, index, rules, cards, masks, strategies, params, streams, table, hands, order, counters,
-              scores, shares, log, deal_log, no_deals, no_script, work):
-    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+def play_game(seed, index, rules, cards, masks, facts, strategies, params, streams, table, hands, order,
+              counters, scores, shares, log, deal_log, no_deals, no_script, work):
+    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).
+    ``strategies`` None: every seat plays random (see play_rounds)."""
     seed_streams(streams, seed, index)
     for c in range(N_COUNTERS):
         counters[c] = 0
@@ -243,10 +295,19 @@ def play_game(seed, index, rules, cards, masks, strategies, params, streams, tab
         table[T_SUPPLY + c] = rules[R_GEMS]
         for s in range(MAX_PLAYERS):
             table[T_GEMS + 3 * s + c] = 0
-    status, instant = play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters,
-                                  log, deal_log, no_deals, no_script, work, 0, 1 << 30, -1)
+    status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, table, hands, order,
+                                  counters, log, deal_log, no_deals, no_script, work, 0, 1 << 30, -1)
     final_standing(table, rules, instant, scores, shares)
     return status
+
+
+@kernel(globals())
+def all_random(strategies, n_players):
+    """Every seat plays the built-in ``random``."""
+    for s in range(n_players):
+        if strategies[s] != RANDOM:
+            return False
+    return True
 
 
 @kernel(globals(), inline="always")
@@ -262,6 +323,8 @@ def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, sco
     is the same for any thread count or chunking."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
+    everyone_random = all_random(strategies, n_players)
+    facts = card_facts(rules, cards)
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
@@ -276,9 +339,14 @@ def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, sco
         no_script = np.empty(0, dtype=np.int64)
         work = np.zeros(WORK_WIDTH, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, start + g, rules, cards, masks, strategies, params, streams, table,
-                                      hands, order, counters, scores, shares, log, deal_log, no_deals, no_script,
-                                      work)
+            if everyone_random:  # the loop compiled without strategies (play_rounds)
+                status_out[g] = play_game(seed, start + g, rules, cards, masks, facts, None, params, streams, table,
+                                          hands, order, counters, scores, shares, log, deal_log, no_deals,
+                                          no_script, work)
+            else:
+                status_out[g] = play_game(seed, start + g, rules, cards, masks, facts, strategies, params, streams,
+                                          table, hands, order, counters, scores, shares, log, deal_log, no_deals,
+                                          no_script, work)
             for s in range(n_players):  # outputs are column-major: each row is a Parquet column
                 scores_out[s, g] = scores[s]
                 shares_out[s, g] = shares[s]
@@ -298,10 +366,17 @@ def play_many_logged(seed, indices, rules, cards, masks, strategies, params, log
     no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
     no_script = np.empty(0, dtype=np.int64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    everyone_random = all_random(strategies, rules[R_PLAYERS])
+    facts = card_facts(rules, cards)
     for k in range(indices.shape[0]):
-        status[k] = play_game(seed, indices[k], rules, cards, masks, strategies, params, streams, table, hands,
-                              order, counters[k], scores[k], shares[k], logs[k], deal_logs[k], no_deals, no_script,
-                              work)
+        if everyone_random:  # the same loop as run_chunk's, so the differential test covers it
+            status[k] = play_game(seed, indices[k], rules, cards, masks, facts, None, params, streams, table, hands,
+                                  order, counters[k], scores[k], shares[k], logs[k], deal_logs[k], no_deals,
+                                  no_script, work)
+        else:
+            status[k] = play_game(seed, indices[k], rules, cards, masks, facts, strategies, params, streams, table,
+                                  hands, order, counters[k], scores[k], shares[k], logs[k], deal_logs[k], no_deals,
+                                  no_script, work)
         for s in range(rules[R_PLAYERS]):
             for c in range(3):
                 gems[k, s, c] = table[T_GEMS + 3 * s + c]
@@ -322,8 +397,9 @@ def play_scenario(rules, cards, masks, strategies, params, start_gems, first_rou
             table[T_GEMS + 3 * s + c] = start_gems[s, c]
             table[T_SUPPLY + c] -= start_gems[s, c]
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    status, instant = play_rounds(rules, cards, masks, strategies, params, streams, table, hands, order, counters,
-                                  log, deal_log, deal_script, script, work, first_round, round_limit, trick_limit)
+    status, instant = play_rounds(rules, cards, masks, card_facts(rules, cards), strategies, params, streams, table,
+                                  hands, order, counters, log, deal_log, deal_script, script, work, first_round,
+                                  round_limit, trick_limit)
     final_standing(table, rules, instant, scores, shares)
     for s in range(rules[R_PLAYERS]):
         for c in range(3):
