@@ -3,8 +3,14 @@
 Written with plain bit arithmetic so they behave the same compiled and under
 NUMBA_DISABLE_JIT=1 (LLVM turns ``popcount`` into a single POPCNT).
 """
+import platform
+
+import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit
+from numba.core import cgutils, types
+from numba.core.extending import intrinsic
 
 _ONE = np.uint64(1)
 
@@ -62,3 +68,57 @@ def mask_to_list(x: int) -> list[int]:
         x >>= 1
         i += 1
     return out
+
+
+# --- single instructions through LLVM (compiled code only; not under NUMBA_DISABLE_JIT) ---------
+
+def _host_has_pdep() -> bool:
+    if numba.config.DISABLE_JIT or platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        import llvmlite.binding as llvm
+
+        return bool(llvm.get_host_cpu_features().get("bmi2", False))
+    except Exception:  # an unusual llvmlite: take the portable path
+        return False
+
+
+HAS_PDEP = _host_has_pdep()
+"""BMI2 is there.  (PDEP is microcoded and slow on AMD Zen 1 and 2, though still correct.)"""
+
+
+@intrinsic
+def pdep(typingctx, source, mask):
+    """x86 BMI2 PDEP: the low bits of ``source`` deposited at the set bits of ``mask`` (only
+    compiled where HAS_PDEP)."""
+    def codegen(context, builder, signature, args):
+        word = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(word, [word, word]),
+                                            "llvm.x86.bmi.pdep.64")
+        return builder.call(fn, args)
+
+    return types.uint64(types.uint64, types.uint64), codegen
+
+
+@intrinsic
+def trailing_zeros(typingctx, x):
+    """Index of the lowest set bit (LLVM cttz: TZCNT/BSF on x86, portable elsewhere)."""
+    def codegen(context, builder, signature, args):
+        word = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(word, [word, ir.IntType(1)]),
+                                            "llvm.cttz.i64")
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def leading_zeros(typingctx, x):
+    """Number of leading zero bits of a uint64 (LLVM ctlz: LZCNT/BSR on x86, portable elsewhere)."""
+    def codegen(context, builder, signature, args):
+        word = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(word, [word, ir.IntType(1)]),
+                                            "llvm.ctlz.i64")
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return types.uint64(types.uint64), codegen

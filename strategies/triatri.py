@@ -24,8 +24,7 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 """
 import numpy as np
 
-from simcore.bits import bit, kth_index, popcount
-from simcore.games.chimera import HAS_PDEP, pdep, trailing_zeros
+from simcore.bits import HAS_PDEP, bit, kth_index, pdep, popcount, trailing_zeros
 from simcore.games.triatri import (
     FAKE, HELD_COLOURLESS, R_INSTANT_SETS, R_PLAYERS, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_SEEN,
     T_START, T_SUPPLY, T_VALUE, draw_below, place_card, score_of, trick_leader,

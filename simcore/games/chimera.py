@@ -37,15 +37,10 @@ the card was placed; -1 = empty slot) plus the mask of every card on it (covered
     T_TOTAL + s               seat s's total before this round
     T_SCRATCH ...             SCRATCH_WIDTH slots a strategy may use freely during its call
 """
-import platform
-
 import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.core.extending import intrinsic
 
-from simcore.bits import popcount
+from simcore.bits import HAS_PDEP, leading_zeros, pdep, popcount, trailing_zeros
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 
@@ -202,58 +197,9 @@ def move_count(m0, m1):
 # bit 2*card + slot.  With BMI2 (x86: PDEP) that is a handful of instructions; elsewhere a
 # branch-free binary search on the number of moves among the lower cards.
 
-def _host_has_pdep() -> bool:
-    if numba.config.DISABLE_JIT or platform.machine().lower() not in ("x86_64", "amd64"):
-        return False
-    try:
-        import llvmlite.binding as llvm
-
-        return bool(llvm.get_host_cpu_features().get("bmi2", False))
-    except Exception:  # an unusual llvmlite: take the portable path
-        return False
-
-
-HAS_PDEP = _host_has_pdep()
 EVEN_BITS = np.uint64(0x5555555555555555)
 ODD_BITS = np.uint64(0xAAAAAAAAAAAAAAAA)
 LOW_32 = np.uint64(0xFFFFFFFF)
-
-
-@intrinsic
-def pdep(typingctx, source, mask):
-    """x86 BMI2 PDEP: the low bits of ``source`` deposited at the set bits of ``mask`` (only
-    compiled where HAS_PDEP)."""
-    def codegen(context, builder, signature, args):
-        word = ir.IntType(64)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(word, [word, word]),
-                                            "llvm.x86.bmi.pdep.64")
-        return builder.call(fn, args)
-
-    return types.uint64(types.uint64, types.uint64), codegen
-
-
-@intrinsic
-def trailing_zeros(typingctx, x):
-    """Index of the lowest set bit (LLVM cttz: TZCNT/BSF on x86, portable elsewhere)."""
-    def codegen(context, builder, signature, args):
-        word = ir.IntType(64)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(word, [word, ir.IntType(1)]),
-                                            "llvm.cttz.i64")
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return types.uint64(types.uint64), codegen
-
-
-@intrinsic
-def leading_zeros(typingctx, x):
-    """Number of leading zero bits of a uint64 (LLVM ctlz: LZCNT/BSR on x86, portable elsewhere)."""
-    def codegen(context, builder, signature, args):
-        word = ir.IntType(64)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(word, [word, ir.IntType(1)]),
-                                            "llvm.ctlz.i64")
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return types.uint64(types.uint64), codegen
 
 
 if numba.config.DISABLE_JIT:  # plain Python (debugging): no LLVM intrinsics
