@@ -29,3 +29,27 @@ def balance(*args):
     finally:
         sys.argv = argv
     return code, out.getvalue(), err.getvalue()
+
+
+def assert_scenarios_refused(tmp_path, cases: dict) -> None:
+    """Each ``name: (scenario dict, fragment)`` through ``balance play``: exit 2, one line on
+    stderr that contains ``fragment``."""
+    import json
+
+    for name, (data, fragment) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        code, out, err = balance("play", path)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (name, err)
+
+
+def assert_variants_refused(tmp_path, game: str, cases: list, *options) -> None:
+    """Each ``(variant TOML text, fragment)`` through ``balance simulate GAME``: exit 2, one line on
+    stderr that contains ``fragment``, and no results file."""
+    variant = tmp_path / "v.toml"
+    for text, fragment in cases:
+        variant.write_text(text)
+        out_file = tmp_path / "never.parquet"
+        code, out, err = balance("simulate", game, *options, "-n", 10, "-q", "--variant", variant, "--out", out_file)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
+        assert not out_file.exists()

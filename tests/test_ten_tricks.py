@@ -7,9 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import balance
+from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
-from simcore.games import ten_tricks as tt
 from simcore.games.ten_tricks_api import reference_log, reference_rules
 from simcore.reference import ten_tricks as ref
 
@@ -218,25 +217,14 @@ def test_bad_scenarios_and_variants(tmp_path):
         "bad players": ({**base, "players": 5}, "players"),
         "bad variant value": ({**base, "variant": {"track_cap": 0}}, "track_cap"),
     }
-    for name, (data, fragment) in cases.items():
-        path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(data))
-        code, out, err = balance("play", path)
-        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (name, err)
-    variant = tmp_path / "v.toml"
-    for text, fragment in [('game = "ten-tricks"\nhand_size = 12\n', "cards"),
+    assert_scenarios_refused(tmp_path, cases)
+    assert_variants_refused(tmp_path, "ten-tricks", [('game = "ten-tricks"\nhand_size = 12\n', "cards"),
                            ('game = "ten-tricks"\ntarget = 0\n', "target"),
                            ('game = "ten-tricks"\ninfected_4 = [1, 8]\n', "infected_4"),
                            ('game = "ten-tricks"\ncolours_3 = ["red", "red", "blue"]\n', "colours_3"),
                            ('game = "ten-tricks"\nswap = "no"\n', "swap"),
                            ('game = "ten-tricks"\ntrack_size = 9\n', "unknown key 'track_size'"),
-                           ('game = "triatri"\ntarget = 9\n', "triatri")]:
-        variant.write_text(text)
-        out_file = tmp_path / "never.parquet"
-        code, out, err = balance("simulate", "ten-tricks", "-p", 4, "-n", 10, "-q", "--variant", variant,
-                                 "--out", out_file)
-        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
-        assert not out_file.exists()
+                           ('game = "triatri"\ntarget = 9\n', "triatri")], "-p", "4")
 
 
 def test_variant_file_changes_the_game(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import balance
+from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
 from simcore.games.triatri_api import reference_log
 
@@ -155,22 +155,12 @@ def test_bad_scenarios_and_variants(tmp_path):
                     "gold"),
         "too few players": ({**base, "players": 5}, "players"),
     }
-    for name, (data, fragment) in cases.items():
-        path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(data))
-        code, out, err = balance("play", path)
-        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (name, err)
-    variant = tmp_path / "v.toml"
-    for text, fragment in [('game = "triatri"\nhigh = 3\n', "cards"),
+    assert_scenarios_refused(tmp_path, cases)
+    assert_variants_refused(tmp_path, "triatri", [('game = "triatri"\nhigh = 3\n', "cards"),
                            ('game = "triatri"\nlow = 0\n', "low"),
                            ('game = "triatri"\ngems_per_colour = 0\n', "gems_per_colour"),
                            ('game = "triatri"\ninstant_win_sets = 9\n', "instant_win_sets"),
-                           ('game = "triatri"\nfakes = "two"\n', "fakes")]:
-        variant.write_text(text)
-        out_file = tmp_path / "never.parquet"
-        code, out, err = balance("simulate", "triatri", "-n", 10, "-q", "--variant", variant, "--out", out_file)
-        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (text, err)
-        assert not out_file.exists()
+                           ('game = "triatri"\nfakes = "two"\n', "fakes")])
 
 
 def test_variant_file_changes_the_game(tmp_path):
