@@ -78,7 +78,8 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
                confidence: float = 0.95) -> tuple[Path, list[list[str]]]:
     """Run every game (or ``only`` these) at every player count, write ``<game>-<N>p/report.html``
     for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows)."""
-    from analysis.report import Heading, Image, Link, Paragraph, Table, write_blocks, write_report
+    from analysis.page import Heading, Image, Link, Paragraph, Table, write_blocks
+    from analysis.report import write_report
     from simcore.driver import check_output_path, run_games
     from simcore.game import game_names, get_game
 

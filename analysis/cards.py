@@ -250,7 +250,7 @@ def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
 def card_blocks(table: pl.DataFrame, meta: dict, games: int, prefix: str = "", level: int = 2,
                 every: bool = False) -> list:
     """The report section: a heading, the method, the table and the chart."""
-    from analysis.report import Heading, Image, Paragraph, Table
+    from analysis.page import Heading, Image, Paragraph, Table
 
     rows, left_out = table_rows(table, every)
     blocks = [Heading(level, f"Card strength ({games_phrase(games)})"), Paragraph(method_note(table, games)),
@@ -276,7 +276,7 @@ def report_section(frame: pl.LazyFrame, meta: dict, prefix: str, level: int) -> 
             return [], None
         table = card_strength(frame, meta).collect()
     except BalanceError as exc:
-        from analysis.report import Heading, Paragraph
+        from analysis.page import Heading, Paragraph
 
         return [Heading(level, "Card strength"), Paragraph(f"Not computed: {exc}.")], None
     games = frame.select(pl.len()).collect().item()
@@ -299,7 +299,7 @@ def check_out_dir(out: Path) -> None:
 
 def write(table: pl.DataFrame, meta: dict, games: int, out: str | Path) -> Path:
     """``cards.md`` (+ the chart PNG), a self-contained ``cards.html`` and ``summary.json`` in ``out``."""
-    from analysis.report import Heading, Items, write_blocks
+    from analysis.page import Heading, Items, write_blocks
 
     title = f"Card strength: {meta.get('title', meta['game'])}, {meta['players']} players"
     about = Items([f"game: {meta.get('title', meta['game'])} ({meta['game']})", f"players: {meta['players']}",

@@ -240,7 +240,7 @@ def line_chart(document: dict, title: str, ylabel: str, figures: list[dict]) -> 
 
 
 def report_blocks(document: dict) -> list:
-    from analysis.report import Alert, Heading, Image, Items, Paragraph, Table
+    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table
 
     blocks = [Heading(1, f"Sweep of {document['key']}: {document['title']}")]
     if document["assumed"]:
@@ -264,6 +264,6 @@ def report_blocks(document: dict) -> list:
 
 
 def write(document: dict, out_dir: Path) -> Path:
-    from analysis.report import write_blocks
+    from analysis.page import write_blocks
 
     return write_blocks(report_blocks(document), document, out_dir, stem="sweep")

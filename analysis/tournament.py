@@ -366,7 +366,7 @@ def run_tournament(game_name: str, players: int, strategies: str, games: int, se
                    variant_path: Path | None = None, threads: int | None = None, plugin_paths=(),
                    out: Path | None = None, progress: bool = True, tier_games: int | None = None) -> dict:
     """Check every input, play every seating, return the JSON-ready document."""
-    from simcore import __version__
+    from simcore.version import __version__
     from simcore.driver import set_threads
     from simcore.game import check_seed, get_game
 
@@ -588,7 +588,7 @@ def tier_chart(doc: dict) -> bytes:
 
 
 def report_blocks(doc: dict) -> list:
-    from analysis.report import Alert, Heading, Image, Items, Paragraph, Table
+    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table
 
     blocks = [Heading(1, f"Tournament: {doc['title']}, {doc['players']} players"), Items(_about(doc))]
     if doc["assumed"]:
@@ -613,6 +613,6 @@ def report_blocks(doc: dict) -> list:
 
 def write_report(doc: dict, out: Path) -> Path:
     """``tournament.md`` (+ PNG charts), a self-contained ``tournament.html`` and ``summary.json``."""
-    from analysis.report import write_blocks
+    from analysis.page import write_blocks
 
     return write_blocks(report_blocks(doc), doc, out, stem="tournament")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from analysis import stats
-from analysis.report import Alert, Heading, Image, Paragraph, Table, write_blocks
+from analysis.page import Alert, Heading, Image, Paragraph, Table, write_blocks
 
 # the kernel tallies each trap's points as a sum only (no sum of squares), so this one figure
 # cannot carry an interval until it does; say so wherever it is shown

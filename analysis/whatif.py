@@ -552,7 +552,7 @@ def change_chart(document: dict) -> bytes:
 
 
 def report_blocks(document: dict) -> list:
-    from analysis.report import Alert, Heading, Image, Items, Paragraph, Table
+    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table
 
     blocks = [Heading(1, f"What if: {document['title']}")]
     if document["assumed"]:
@@ -580,7 +580,7 @@ def report_blocks(document: dict) -> list:
 
 
 def write(document: dict, out_dir: Path) -> Path:
-    from analysis.report import write_blocks
+    from analysis.page import write_blocks
 
     return write_blocks(report_blocks(document), document, out_dir, stem="whatif")
 

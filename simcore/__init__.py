@@ -3,7 +3,7 @@ import hashlib
 import os
 from pathlib import Path
 
-__version__ = "0.1.0"
+from simcore.version import __version__
 
 
 def _engine_fingerprint() -> str:
@@ -26,6 +26,13 @@ def _engine_fingerprint() -> str:
 CACHE_ROOT = Path(os.environ.get("BALANCE_CACHE_DIR") or Path.home() / ".cache" / "balance")
 # numba reads this when it is first imported, which is after this package is.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE_ROOT / f"numba-{_engine_fingerprint()}"))
+
+
+def run(*args, **kwargs):
+    """Run a simulation: ``.frame`` (a Polars DataFrame, one row per game) and ``.meta`` (see docs/api.md)."""
+    from simcore.api import run as _run
+
+    return _run(*args, **kwargs)
 
 
 def simulate(*args, **kwargs):

@@ -8,7 +8,7 @@ import time
 
 import numba
 
-from simcore import __version__
+from simcore.version import __version__
 from simcore.driver import DEFAULT_CHUNK, set_threads
 from simcore.game import get_game
 

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import polars as pl
 
-from simcore import __version__
+from simcore.version import __version__
 from simcore.errors import BalanceError
 from simcore.game import MAX_SEED, check_seed
+from simcore.intervals import wilson_interval
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
 
@@ -93,8 +94,6 @@ def precision_checkpoints(cap: int) -> list[int]:
 
 def widest_half_width(wins: list[float], games: int) -> float:
     """The largest half-width of the seats' 95% Wilson intervals of win share."""
-    from analysis.stats import wilson_interval
-
     return max((high - low) / 2 for low, high in (wilson_interval(w, games) for w in wins))
 
 

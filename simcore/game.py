@@ -1,6 +1,6 @@
 """What every game offers the driver, the command line and the tests, and the registry.
 
-A game is a subclass of :class:`Game` in ``simcore/games/<game>_api.py``.  It
+A game is a subclass of :class:`Game` in ``simcore/games/<game>/game.py``.  It
 names its compiled modules; this base class supplies the parts that are the
 same for every game: strategy line-ups (built-ins and plug-ins), variant
 loading, and the Parquet schema conventions (score_s, share_s, one column per
@@ -17,13 +17,31 @@ import numpy as np
 from simcore.errors import BalanceError
 from simcore.variants import Variant, load_variant, parse_variant
 
-GAMES = {
-    "bird-weather": "simcore.games.bird_weather_api:BirdWeather",
-    "chimera": "simcore.games.chimera_api:Chimera",
-    "sky-city": "simcore.games.sky_city_api:SkyCity",
-    "ten-tricks": "simcore.games.ten_tricks_api:TenTricks",
-    "triatri": "simcore.games.triatri_api:TriATri",
-}
+GAMES: dict[str, tuple[str, str]] = {}
+"""The registry: game name -> (its Game class as "module:Class", its strategies module).  The
+engine finds a game's players only through here (``strategies_of``)."""
+
+
+def register(name: str, game_class: str, strategies: str) -> None:
+    """Make a game known to every command and test (docs/architecture.md, "Adding a game")."""
+    GAMES[name] = (game_class, strategies)
+
+
+register("bird-weather", "simcore.games.bird_weather.game:BirdWeather", "strategies.bird_weather")
+register("chimera", "simcore.games.chimera.game:Chimera", "strategies.chimera")
+register("sky-city", "simcore.games.sky_city.game:SkyCity", "strategies.sky_city")
+register("ten-tricks", "simcore.games.ten_tricks.game:TenTricks", "strategies.ten_tricks")
+register("triatri", "simcore.games.triatri.game:TriATri", "strategies.triatri")
+
+
+def strategies_of(kernel_module: str) -> ModuleType:
+    """The strategies module of the game whose folder holds ``kernel_module`` (a kernel.py's
+    ``__name__``): how a play loop finds the decisions it compiles in."""
+    package = kernel_module.rpartition(".")[0]
+    for game_class, strategies in GAMES.values():
+        if game_class.partition(":")[0].rpartition(".")[0] == package:
+            return importlib.import_module(strategies)
+    raise LookupError(f"no registered game lives in {package}")
 
 
 MAX_SEED = 2**63 - 1  # seeds and game indices are int64 in the kernels
@@ -42,7 +60,7 @@ def game_names() -> list[str]:
 def get_game(name: str) -> "Game":
     if name not in GAMES:
         raise BalanceError(f"unknown game '{name}' (choose from: {', '.join(GAMES)})")
-    module_name, cls = GAMES[name].split(":")
+    module_name, cls = GAMES[name][0].split(":")
     return getattr(importlib.import_module(module_name), cls)()
 
 
@@ -67,19 +85,69 @@ class Event:
     per: str = "trick"  # "trick" (rate = count / tricks) or "game"
 
 
+@dataclass(frozen=True)
+class Columns:
+    """One block of a chunk's record: a kernel output array and the Parquet columns it becomes.
+
+    ``array`` has one row per column (column-major: each row is one contiguous column), or with
+    ``games_first`` one row per game; ``names`` name its rows in order (None skips a row);
+    ``dtype`` casts the columns, and ``shrink`` stores a count column as uint16 when every
+    value fits."""
+
+    array: np.ndarray
+    names: tuple[str | None, ...]
+    dtype: object = None
+    shrink: bool = False
+    games_first: bool = False
+
+    def columns(self) -> dict[str, np.ndarray]:
+        out = {}
+        for k, name in enumerate(self.names):
+            if name is None:
+                continue
+            column = self.array[:, k] if self.games_first else self.array[k]
+            if self.shrink and column.max(initial=0) < 65536:
+                column = column.astype(np.uint16)
+            elif self.dtype is not None:
+                column = column.astype(self.dtype)
+            out[name] = column
+        return out
+
+
+def per_seat(prefix: str, players: int) -> tuple[str, ...]:
+    """``score_0 .. score_{players-1}``: the names of a per-seat block of columns."""
+    return tuple(f"{prefix}_{s}" for s in range(players))
+
+
 class Game:
+    """A game as the engine sees it.  A subclass names its rules module (``class X(Game,
+    rules=...)``), which supplies GAME, TITLE, PLAYER_COUNTS, MAX_PLAYERS, VARIANT_KEYS and
+    ``make_setup``; its play loop is the ``kernel.py`` beside it and its players are the
+    strategies module the registry names."""
+
     name: str
     title: str
     player_counts: tuple[int, ...]
     variant_keys: dict
     max_players: int
     assumed: tuple[str, ...] = ()  # notes printed wherever assumed game data is used
-    strategies_module: str  # e.g. "strategies.bird_weather"
-    kernels_module: str  # e.g. "simcore.games.bird_weather_run"
+    kernels_module: str  # e.g. "simcore.games.bird_weather.kernel"
     events: tuple[Event, ...] = ()
     min_score = 0  # the lowest final score the rules allow (conformance bound)
     default_strategy = "random"
     strong_strategy = "heuristic"  # what `bench` times as skilled play
+
+    def __init_subclass__(cls, rules: ModuleType | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if rules is not None:
+            cls.rules = rules
+            cls.name, cls.title = rules.GAME, rules.TITLE
+            cls.player_counts, cls.max_players, cls.variant_keys = rules.PLAYER_COUNTS, rules.MAX_PLAYERS, rules.VARIANT_KEYS
+            cls.kernels_module = rules.__name__.rpartition(".")[0] + ".kernel"
+
+    @property
+    def strategies_module(self) -> str:
+        return GAMES[self.name][1]
 
     # --- variants and setup ------------------------------------------------
     def variant(self, path=None, overrides: dict | None = None) -> Variant:
@@ -105,7 +173,7 @@ class Game:
             raise BalanceError(f"{variant.source}: {exc}" if variant.source else str(exc)) from None
 
     def build_setup(self, players: int, variant: Variant):
-        raise NotImplementedError
+        return self.rules.make_setup(players, variant.settings)
 
     # --- strategies ----------------------------------------------------------
     def strategy_module(self) -> ModuleType:
@@ -185,17 +253,40 @@ class Game:
         """Called before the first chunk of a run (games with run-level tallies reset them)."""
 
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
+        """Games start..start+n-1 of run ``seed`` as Parquet columns: ``game``, then the record's
+        blocks.  The compiled ``run_chunk(seed, start, n, *kernel_inputs, ids, params, *outputs,
+        status)`` fills the outputs; a plug-in's illegal move stops the run with one line."""
+        outputs = self.chunk_outputs(setup, n)
+        status = np.empty(n, dtype=np.int8)
+        lineup.kernels.run_chunk(seed, start, n, *self.kernel_inputs(setup), lineup.ids, lineup.params, *outputs,
+                                 status)
+        self.check_status(status, lineup, start, seed)
+        return self.rows(start, n, self.record(setup, *outputs))
+
+    @staticmethod
+    def rows(start: int, n: int, blocks) -> dict[str, np.ndarray]:
+        """A chunk's Parquet columns: ``game`` (the index in the run), then the blocks in order."""
+        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
+        for block in blocks:
+            columns.update(block.columns() if isinstance(block, Columns) else block)
+        return columns
+
+    def kernel_inputs(self, setup) -> tuple:
+        """The rules-in-force arrays the compiled run_chunk takes after (seed, start, n)."""
+        return (setup.rules, setup.masks)
+
+    def chunk_outputs(self, setup, n: int) -> tuple[np.ndarray, ...]:
+        """The empty arrays the compiled run_chunk fills for ``n`` games, in its argument order."""
+        raise NotImplementedError
+
+    def record(self, setup, *outputs) -> list:
+        """The filled outputs as blocks of columns (``Columns``, or a dict name -> column), in
+        the order the Parquet file has them: score_s, share_s, the events, the game's own."""
         raise NotImplementedError
 
     def finish_run(self, setup) -> dict:
         """Run-level figures added to the metadata after the last chunk."""
         return {}
-
-    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
-        """The game's own balance tables for summaries and reports, computed from a run's rows
-        (a polars LazyFrame) so that pooled shards give the same answer as one file:
-        ``[{"title", "note", "headers", "rows"}]`` with formatted cells."""
-        return []
 
     def metadata(self, setup) -> dict:
         """Game-specific run metadata (events, tricks per game, deck ...)."""
@@ -210,9 +301,11 @@ class Game:
 
     def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
         """uint64[len(games), players]: each seat's hand as first dealt in these games of run
-        ``seed``, drawn by the kernel's own deal from the game's DEAL stream (so exactly the run's
-        deal, whoever played it)."""
-        raise NotImplementedError
+        ``seed``, drawn by the kernel's own deal (its ``deal_openings``) from the game's DEAL
+        stream (so exactly the run's deal, whoever played it)."""
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        importlib.import_module(self.kernels_module).deal_openings(seed, games, setup.rules, hands)
+        return hands
 
     def card_names(self, setup) -> list[str] | None:
         """The distinct printed cards that can be dealt, in deck order; None: no card analysis."""
@@ -251,8 +344,35 @@ class Game:
                                f"({bad.size} game(s) in this batch; strategies: {', '.join(lineup.names)}; "
                                f"plug-ins: {who})")
 
+    # --- the reference engine ------------------------------------------------------------
+    def reference_game(self, setup, seed: int, index: int):
+        """Game ``index`` of run ``seed`` played at random by the plain-Python reference engine
+        (from the same streams as the kernel's random play: what ``bench`` times)."""
+        raise NotImplementedError
+
+    def reference_result(self, setup, seed: int, index: int) -> tuple[list[int], list[float]]:
+        """The final scores and win shares of ``reference_game`` (conformance: kernel = reference)."""
+        record = self.reference_game(setup, seed, index)
+        scores = record.scores if hasattr(record, "scores") else record.totals
+        return [int(x) for x in scores], [float(x) for x in record.shares]
+
     # --- logs, replays, scenarios --------------------------------------------------
     def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
+        """Games ``indices`` of run ``seed`` with their full logs, exactly as the run played them,
+        logged ``log_batch`` games at a time so that memory stays bounded."""
+        indices = np.asarray(indices, dtype=np.int64)
+        size = self.log_batch(setup)
+        logs = []
+        for first in range(0, len(indices), size):
+            logs += self.logged_batch(setup, lineup, seed, indices[first:first + size])
+        return logs
+
+    def log_batch(self, setup) -> int:
+        """Games logged at once (a log has room for the longest game the rules allow)."""
+        return 1000
+
+    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
+        """The logs of a few games, from the compiled ``play_many_logged``."""
         raise NotImplementedError
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:

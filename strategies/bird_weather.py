@@ -1,7 +1,7 @@
 """Players for Trick-Take BIRD & WEATHER, compiled into the kernel's dispatch.
 
 Each decision is one function taking the strategy id, the parameter matrix
-(row = seat) and the public state (see the T_* layout in simcore/games/bird_weather.py):
+(row = seat) and the public state (see the T_* layout in simcore/games/bird_weather/rules.py):
 
     choose_facedown(...) -> deck index of the card to put face down (§5-①)
     choose_play(...)     -> deck index of the card to play (one of ``legal``)
@@ -22,7 +22,7 @@ with ``plugin_*`` dispatchers that call the user's functions.
 import numpy as np
 
 from simcore.bits import bit, kth_index, popcount
-from simcore.games.bird_weather import (
+from simcore.games.bird_weather.rules import (
     R_DECK, R_FACEDOWN, R_PLAYERS, REVERSAL, T_FACEDOWN, T_NPLAYED, T_PLAY, resolve_trick, unseen_mask,
 )
 from simcore.jit import kernel

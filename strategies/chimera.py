@@ -1,7 +1,7 @@
 """Players for Chimera Tricks, compiled into the kernel's dispatch.
 
 One decision, a function of the strategy id, the parameter matrix (row = seat) and the public
-state (T_* layout in simcore/games/chimera.py; ``hand`` is the deciding seat's own hand):
+state (T_* layout in simcore/games/chimera/rules.py; ``hand`` is the deciding seat's own hand):
 
     choose_play(...) -> the move ``card * 2 + slot``; ``m0`` / ``m1`` are the cards that may go
                         into slot 0 / slot 1 (the legal moves are every card of ``m0`` with slot 0
@@ -27,7 +27,7 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 import numpy as np
 
 from simcore.bits import bit, has, lowest_index, popcount
-from simcore.games.chimera import (
+from simcore.games.chimera.rules import (
     M_CRYSTAL, M_DECK, M_SUIT, R_PLACED, R_PLAYERS, R_TRICKS, R_VALUES, SCRATCH_WIDTH, T_CRYSTALS, T_CRYSTALS_LEFT,
     T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PLAYED, T_RANK, T_SCRATCH, T_SEEN, T_SUITS, T_TAKEN, T_TOP, T_TOP_RANK,
     T_TRICK, T_VALUE, best_following_rank, field_after, kth_move, legal_masks, move_count, placed_rank, round_score,

@@ -12,7 +12,7 @@ Built-ins (``odds[t, n]`` is the exact chance that trap t fires on n fresh dice)
                     when behind, it declares enough to overtake the leader if that is possible
 """
 
-from simcore.games.sky_city import R_DICE, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL, T_SCORE, T_TRAP
+from simcore.games.sky_city.rules import R_DICE, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL, T_SCORE, T_TRAP
 from simcore.jit import kernel
 from simcore.rng import PLAY, below
 

@@ -1,7 +1,7 @@
 """Players for 10 TRICKS LATER, compiled into the kernel's dispatch.
 
 Two decisions, each one function of the strategy id, the parameter matrix (row = seat) and the
-public state (T_* layout in simcore/games/ten_tricks.py; ``hand`` is the deciding seat's own hand):
+public state (T_* layout in simcore/games/ten_tricks/rules.py; ``hand`` is the deciding seat's own hand):
 
     choose_swap(...) -> the card to offer for infected 8 (asked only of a seat dealt no
                         infected, when the swap rule is on), or -1 for no offer
@@ -25,7 +25,7 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 import numpy as np
 
 from simcore.bits import bit, kth_index, popcount
-from simcore.games.ten_tricks import (
+from simcore.games.ten_tricks.rules import (
     FIRST_INFECTED, INFECTED, R_BONUS, R_CAP, R_HAND, R_PLAYERS, T_DECK, T_PLAYED, T_PLAYS, T_SEEN,
     T_TRACK, T_TRICK, T_UPPER, card_rank, low_survivors, rescue, winning_position,
 )

@@ -1,7 +1,7 @@
 """Players for TriATri, compiled into the kernel's dispatch.
 
 Three decisions, each one function of the strategy id, the parameter matrix (row = seat) and the
-public state (T_* layout in simcore/games/triatri.py; ``hand`` is the deciding seat's own hand):
+public state (T_* layout in simcore/games/triatri/rules.py; ``hand`` is the deciding seat's own hand):
 
     choose_bid(...)  -> the card to reveal in the start-player bid (from ``hand``)
     choose_gem(...)  -> the gem option to play for: c = a supply gem of colour c, 3 + c = one of
@@ -25,7 +25,7 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 import numpy as np
 
 from simcore.bits import HAS_PDEP, bit, kth_index, pdep, popcount, trailing_zeros
-from simcore.games.triatri import (
+from simcore.games.triatri.rules import (
     FAKE, HELD_COLOURLESS, R_INSTANT_SETS, R_PLAYERS, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_SEEN,
     T_START, T_SUPPLY, T_VALUE, draw_below, place_card, score_of, trick_leader,
 )
@@ -245,7 +245,7 @@ def win_chance(table, rules, cards, masks, hand, colour):
     mine = hand & masks[colour]
     if not mine:
         return 0.05
-    # a colour's ids ascend with the number (simcore/games/triatri.py), so my highest card of it
+    # a colour's ids ascend with the number (simcore/games/triatri/rules.py), so my highest card of it
     # is its highest bit and the higher cards of the colour are the bits above that one
     top = kth_card(mine, popcount(mine) - 1)
     unseen = ~(hand | np.uint64(table[T_SEEN]))

@@ -107,7 +107,7 @@ def _trick(game, cards, facedown=None, picks=(), hands=None):
 
 def test_example_1_follow_options(bird_weather):
     """例1: on a 35 lead, 30-34, 36-39, 15, 25, 45 follow; a player holding 15 must play it."""
-    from simcore.reference.bird_weather import follows
+    from simcore.games.bird_weather.reference import follows
 
     followers = [c for c in range(10, 50) if c != 35 and follows(35, c)]
     assert followers == [15, 25, 30, 31, 32, 33, 34, 36, 37, 38, 39, 45]

@@ -52,23 +52,23 @@ def reference_hands(name: str, game, setup, index: int) -> list[list[str]]:
     """The reference engine's first deal of game ``index`` (its own code and PyStream)."""
     deal = PyStream(SEED, index, DEAL)
     if name == "bird-weather":
-        from simcore.reference import bird_weather as ref
+        from simcore.games.bird_weather import reference as ref
 
         return [[str(c) for c in hand] for hand in ref.deal_hands(game.reference_rules(setup), deal)]
     if name == "triatri":
-        from simcore.games.triatri_api import reference_rules
-        from simcore.reference import triatri as ref
+        from simcore.games.triatri.game import reference_rules
+        from simcore.games.triatri import reference as ref
 
         return [[setup.card_name(c) for c in hand] for hand in ref.deal_hands(reference_rules(setup), deal)]
     if name == "ten-tricks":
-        from simcore.games.ten_tricks_api import reference_rules
-        from simcore.reference import ten_tricks as ref
+        from simcore.games.ten_tricks.game import reference_rules
+        from simcore.games.ten_tricks import reference as ref
 
         _, hands = ref.deal_round(reference_rules(setup), deal)
         return [[setup.card_name(c) for c in hand] for hand in hands]
-    from simcore.games import chimera as cm
-    from simcore.games.chimera_api import reference_rules
-    from simcore.reference import chimera as ref
+    from simcore.games.chimera import rules as cm
+    from simcore.games.chimera.game import reference_rules
+    from simcore.games.chimera import reference as ref
 
     hands, _ = ref.deal_familiars(reference_rules(setup), deal)
     return [[cm.card_name(c) for c in hand] for hand in hands]

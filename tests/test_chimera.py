@@ -10,9 +10,9 @@ import pytest
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
-from simcore.games import chimera as cm
-from simcore.games.chimera_api import _Replay, reference_log, reference_rules
-from simcore.reference import chimera as ref
+from simcore.games.chimera import rules as cm
+from simcore.games.chimera.game import _Replay, reference_log, reference_rules
+from simcore.games.chimera import reference as ref
 
 DIFFERENTIAL_GAMES = 20_000
 BATCH = 1_000  # logged games are compared batch by batch: memory stays bounded

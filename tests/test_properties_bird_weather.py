@@ -28,8 +28,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from simcore.errors import BalanceError
 from simcore.game import get_game
-from simcore.games import bird_weather as bw
-from simcore.reference import bird_weather as ref
+from simcore.games.bird_weather import rules as bw
+from simcore.games.bird_weather import reference as ref
 
 GAME = get_game("bird-weather")
 STRATEGIES = ("random", "greedy", "heuristic")

@@ -6,7 +6,7 @@ Seat and trick numbers are 0-based; "§" marks refer to the rulebook sections.
 import pytest
 
 from simcore.errors import BalanceError
-from simcore.reference.bird_weather import (
+from simcore.games.bird_weather.reference import (
     COUNTER_KEYS,
     BadPosition,
     IllegalPlay,

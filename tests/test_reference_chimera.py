@@ -10,7 +10,7 @@ grimoire list so that a round is only a few tricks long (tricks per round = grim
 import pytest
 
 from simcore.errors import BalanceError
-from simcore.reference.chimera import (
+from simcore.games.chimera.reference import (
     COUNTER_KEYS,
     DEFAULT_GRIMOIRES,
     BadScenario,

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from simcore.errors import BalanceError
-from simcore.reference.sky_city import (
+from simcore.games.sky_city.reference import (
     COUNTER_KEYS,
     BadScenario,
     GameRecord,
@@ -26,7 +26,7 @@ from simcore.reference.sky_city import (
     play_scenario,
 )
 from simcore.rng import DEAL, PLAY, PyStream
-from simcore.traps import Deck, Trap, load_deck
+from simcore.games.sky_city.trap_language import Deck, Trap, load_deck
 
 DECK = load_deck()
 THREE, FOUR, FIVE = (Rules(players=n, deck=DECK) for n in (3, 4, 5))
@@ -625,7 +625,7 @@ def test_random_games_keep_every_invariant(players):
 
 
 def test_fresh_judgements_fire_at_the_exact_odds():
-    from simcore.trap_odds import exact_odds
+    from simcore.games.sky_city.trap_odds import exact_odds
 
     odds = exact_odds(DECK.codes)
     expected = variance = 0.0

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from simcore.errors import BalanceError
-from simcore.reference.ten_tricks import (
+from simcore.games.ten_tricks.reference import (
     COUNTER_KEYS,
     SWAP_CARD,
     BadScenario,

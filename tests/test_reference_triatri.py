@@ -9,7 +9,7 @@ docs/rules/triatri.md.  Colours: fire < water < wood < fire (the right one beats
 import pytest
 
 from simcore.errors import BalanceError
-from simcore.reference.triatri import (
+from simcore.games.triatri.reference import (
     COUNTER_KEYS,
     BadScenario,
     IllegalMove,

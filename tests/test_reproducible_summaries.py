@@ -17,7 +17,6 @@ import polars as pl
 import pytest
 
 import simcore
-import simcore.api
 from analysis import stats
 from analysis.summary import (SHARE_UNITS, fmt_num_ci, fmt_pct_ci, game_figures, load, mean_sd,
                               summarize, summary_json)
@@ -36,10 +35,11 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("reproducible")
     paths = {}
     for game, players in RUNS:
-        rows = simcore.simulate(game, players=players, games=GAMES, seed=11, chunk_size=CHUNK)
+        run = simcore.run(game, players=players, games=GAMES, seed=11, chunk_size=CHUNK)
+        rows = run.frame
         path = folder / f"{game}.parquet"
         rows.write_parquet(path, row_group_size=ROW_GROUP,
-                           metadata={"balance": json.dumps(simcore.api.last_metadata)})
+                           metadata={"balance": json.dumps(run.meta)})
         assert pl.read_parquet_metadata(path)["balance"] and len(pl.read_parquet(path)) == GAMES
         paths[game] = path
     return paths

@@ -6,7 +6,7 @@ import pytest
 from analysis.stats import wilson_interval
 from simcore.driver import run_games
 from simcore.game import get_game
-from simcore.games.sky_city_api import reference_log
+from simcore.games.sky_city.game import reference_log
 
 DIFFERENTIAL_GAMES = 20_000
 SHARED_COUNTERS = ("rounds", "first_roll_triggers", "escapes", "escapes_succeeded", "zero_bonuses", "all_zero_rounds")

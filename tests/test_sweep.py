@@ -13,7 +13,6 @@ from types import SimpleNamespace
 import pytest
 
 import simcore
-import simcore.api
 from analysis.summary import summarize
 from analysis.sweep import MAX_POINTS, parse_range
 from conftest import balance
@@ -121,8 +120,9 @@ def test_the_base_variant_holds_at_every_point(rounds_sweep):
 def test_each_point_is_the_run_simulate_would_make(rounds_sweep):
     document, _, _ = rounds_sweep
     point = document["points"][2]
-    frame = simcore.simulate("triatri", players=3, games=2500, seed=4, variant=str(NO_INSTANT_WIN), rounds=3)
-    summary = summarize(frame.lazy(), simcore.api.last_metadata)
+    run = simcore.run("triatri", players=3, games=2500, seed=4, variant=str(NO_INSTANT_WIN), rounds=3)
+    frame = run.frame
+    summary = summarize(frame.lazy(), run.meta)
     advantage = point["figures"]["advantage"]
     # both count a k-way tie as exactly 1/k (whole 840ths), so they agree to rounding
     assert 100 * advantage["value"] == pytest.approx(summary["first_player_advantage"]["pp"], abs=1e-9)

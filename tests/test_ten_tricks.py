@@ -9,8 +9,8 @@ import pytest
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
-from simcore.games.ten_tricks_api import reference_log, reference_rules
-from simcore.reference import ten_tricks as ref
+from simcore.games.ten_tricks.game import reference_log, reference_rules
+from simcore.games.ten_tricks import reference as ref
 
 DIFFERENTIAL_GAMES = 20_000
 SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("ten-tricks-*.json"))

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simcore import traps
+from simcore.games.sky_city import trap_language as traps
 from simcore.errors import BalanceError
-from simcore.trap_odds import exact_odds, fires
-from simcore.traps import (CODE_WIDTH, Condition, count_patterns, exact_probability, fires_on_dice, load_deck,
+from simcore.games.sky_city.trap_odds import exact_odds, fires
+from simcore.games.sky_city.trap_language import (CODE_WIDTH, Condition, count_patterns, exact_probability, fires_on_dice, load_deck,
                            parse_condition, tally)
 
 DECK = load_deck()
@@ -234,7 +234,6 @@ def test_parsed_forms_and_codes():
     assert parse_condition("pattern AAABB").code[:7].tolist() == [traps.OP_PATTERN, 3, 2, 0, 0, 0, 0]
     code = parse_condition("count {6} > count {1}").code
     assert code[:10].tolist() == [traps.OP_LINEAR, -1, 0, 0, 0, 0, 1, traps.CMP_GT, 1, 0]
-    assert traps.fires is fires and traps.exact_odds is exact_odds  # lazy re-exports
 
 
 BAD_CONDITIONS = [
@@ -385,3 +384,14 @@ def test_exact_odds_refuses_bad_input():
     with pytest.raises(BalanceError, match="at most 60 dice, not 61"):
         exact_odds(DECK.codes, max_dice=61)
     assert exact_odds(DECK).shape == (22, 26)  # a Deck works too
+
+
+def test_reading_a_deck_loads_no_numba():
+    """The trap language is plain Python: a deck can be read and checked without the compiler."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from simcore.games.sky_city.trap_language import load_deck; "
+            "deck = load_deck(); print(len(deck.traps), 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["22", "False"]

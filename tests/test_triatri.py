@@ -9,7 +9,7 @@ import pytest
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
-from simcore.games.triatri_api import reference_log
+from simcore.games.triatri.game import reference_log
 
 DIFFERENTIAL_GAMES = 20_000
 SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("triatri-*.json"))

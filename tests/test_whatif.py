@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import simcore
-import simcore.api
 from analysis import whatif as comparison
 from conftest import balance
 from simcore.game import game_names
@@ -93,7 +92,8 @@ def test_figures_tests_and_multiple_comparisons(bird_weather_whatif):
 def test_paired_changes_equal_the_per_game_differences_of_two_simulations(bird_weather_whatif):
     """The same games simulated directly: differences game by game, then the textbook formulas."""
     base = simcore.simulate("bird-weather", players=4, games=GAMES, seed=3)
-    variant = simcore.simulate("bird-weather", players=4, games=GAMES, seed=3, variant=str(NO_REVERSAL))
+    variant_run = simcore.run("bird-weather", players=4, games=GAMES, seed=3, variant=str(NO_REVERSAL))
+    variant = variant_run.frame
     assert base["game"].to_list() == variant["game"].to_list()
     rows = _rows(bird_weather_whatif)
     n = GAMES
@@ -109,7 +109,7 @@ def test_paired_changes_equal_the_per_game_differences_of_two_simulations(bird_w
         z = difference.mean() / (difference.std(ddof=1) / math.sqrt(n))
         assert row["p_value"] == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-6)
     # a rate per trick: the same number of tricks in every game, so the ratio is the mean count / tricks
-    tricks = simcore.api.last_metadata["tricks_per_game"]
+    tricks = variant_run.meta["tricks_per_game"]
     assert tricks == 9  # ten cards, one face down
     zero_base, zero_variant = base["zero_wins"].to_numpy() / tricks, variant["zero_wins"].to_numpy() / tricks
     row = rows["event:zero_wins"]

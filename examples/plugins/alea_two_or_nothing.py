@@ -1,6 +1,6 @@
 """A Sky City of ALEA plug-in: declare K dice, or nothing when the revealed trap is risky.
 
-`table[2]` is T_TRAP (simcore/games/sky_city.py): the row of the revealed trap in `odds`,
+`table[2]` is T_TRAP (simcore/games/sky_city/rules.py): the row of the revealed trap in `odds`,
 where `odds[t, n]` is the exact chance trap t fires on n fresh dice."""
 from numba import njit
 GAME = "sky-city"

@@ -14,7 +14,7 @@ PLAY stream (what the built-in `random` does).
 import numpy as np
 
 from simcore.bits import has, lowest_index
-from simcore.games.chimera import (
+from simcore.games.chimera.rules import (
     R_PLAYERS, R_VALUES, T_GRIMOIRE, T_LEAD, T_TOP, T_TOP_RANK, field_after, kth_move, move_count,
 )
 from simcore.rng import PLAY, below

@@ -19,7 +19,7 @@ dispatch when the plug-in is loaded.  Randomness comes only from ``streams`` thr
 import numpy as np
 
 from simcore.bits import bit, kth_index, popcount
-from simcore.games.bird_weather import T_FACEDOWN, T_NPLAYED, T_PLAY, resolve_trick
+from simcore.games.bird_weather.rules import T_FACEDOWN, T_NPLAYED, T_PLAY, resolve_trick
 from simcore.rng import PLAY, below
 
 GAME = "bird-weather"

@@ -6,38 +6,11 @@ import numpy as np
 
 from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
-from simcore.game import Event, Game, Lineup
-from simcore.games import ten_tricks as tt
-from simcore.games.ten_tricks_run import WORK_WIDTH, deal
-from simcore.jit import kernel
-from simcore.rng import N_STREAMS, seed_streams
+from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.games.ten_tricks import rules as tt
 
 
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: seat s's hand as dealt for round 1 of game ``games[k]`` (before the swap for
-    infected 8), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    order = np.empty(48, dtype=np.int64)  # the play loop's size: room for the 41 card ids
-    hands = np.zeros(tt.MAX_PLAYERS, dtype=np.uint64)
-    no_deals = np.empty((0, tt.MAX_PLAYERS), dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    table = np.zeros(tt.TABLE_WIDTH, dtype=np.int64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
-        deal(hands, rules, streams, order, no_deals, work, table)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
-
-
-class TenTricks(Game):
-    name = tt.GAME
-    title = tt.TITLE
-    player_counts = tt.PLAYER_COUNTS
-    max_players = tt.MAX_PLAYERS
-    variant_keys = tt.VARIANT_KEYS
-    strategies_module = "strategies.ten_tricks"
-    kernels_module = "simcore.games.ten_tricks_run"
+class TenTricks(Game, rules=tt):
     events = (
         Event("capped", "Game hit the round cap (max_rounds)", "game"),
         Event("attacks", "Trick with an infected card (an attack)", "trick"),
@@ -48,29 +21,16 @@ class TenTricks(Game):
         Event("comeback", "A seat behind after round 1 won (per game going on with someone behind)", "contest"),
     )
 
-    def build_setup(self, players, variant):
-        return tt.make_setup(players, variant.settings)
-
     # --- runs --------------------------------------------------------------------
-    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+    def chunk_outputs(self, setup, n):
+        p = setup.players  # column-major: every row is one contiguous Parquet column
+        return (np.empty((p, n), dtype=np.int16), np.empty((p, n), dtype=np.float32),
+                np.empty((tt.N_COUNTERS, n), dtype=np.uint32))
+
+    def record(self, setup, scores, shares, counters):
         p = setup.players
-        # column-major outputs: every row below is one contiguous Parquet column
-        scores = np.empty((p, n), dtype=np.int16)
-        shares = np.empty((p, n), dtype=np.float32)
-        counters = np.empty((tt.N_COUNTERS, n), dtype=np.uint32)
-        status = np.empty(n, dtype=np.int8)
-        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.masks, lineup.ids, lineup.params, scores, shares,
-                                 counters, status)
-        self.check_status(status, lineup, start, seed)
-        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
-        for s in range(p):
-            columns[f"score_{s}"] = scores[s]
-        for s in range(p):
-            columns[f"share_{s}"] = shares[s]
-        for c, name in enumerate(tt.COUNTER_NAMES):
-            small = counters[c].max(initial=0) < 65536
-            columns[name] = counters[c].astype(np.uint16) if small else counters[c]
-        return columns
+        return [Columns(scores, per_seat("score", p)), Columns(shares, per_seat("share", p)),
+                Columns(counters, tt.COUNTER_NAMES, shrink=True)]
 
     def metadata(self, setup) -> dict:
         return {**super().metadata(setup),
@@ -87,104 +47,8 @@ class TenTricks(Game):
         return [setup.card_name(card) if (card < tt.FIRST_INFECTED and card // 8 in colours) or card in infected
                 else None for card in range(tt.N_CARDS)]
 
-    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
-        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
-        deal_openings(seed, games, setup.rules, hands)
-        return hands
-
-    # --- the game's own tables --------------------------------------------------------
-    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
-        import polars as pl
-
-        from analysis import stats
-        from analysis.summary import (SHARE_UNITS, exact_sum, fmt_num_ci, fmt_p, fmt_pct_ci, mean_sd, ratio_cell,
-                                      ratio_totals, share_units)
-
-        needed = ("rounds", "attacks", "survivors_lost", "survivors_taken", "survivors_rescued", "swap_points",
-                  "stayed")
-        if any(c not in frame.collect_schema() for c in needed):
-            return []
-        # every per-game figure is an integer, so every total is an exact integer sum: the same
-        # bits on every call whatever the threads (analysis.summary, "exact totals")
-        col = lambda c: pl.col(c).cast(pl.Int64)  # noqa: E731
-        pairs = {"attacks/rounds": ("attacks", "rounds"), "lost/attacks": ("survivors_lost", "attacks"),
-                 "taken/rounds": ("survivors_taken", "rounds"), "rescued/taken": ("survivors_rescued", "survivors_taken"),
-                 "lost/taken": ("survivors_lost", "survivors_taken"),
-                 "left/taken": ("left", "survivors_taken")}
-        base = frame.with_columns(left=col("survivors_taken") - col("survivors_rescued") - col("survivors_lost"))
-        rounds_mean, rounds_sd = mean_sd(pl.col("rounds"))
-        exprs = [pl.len().alias("games"), rounds_mean.alias("rounds_mean"), rounds_sd.alias("rounds_sd")]
-        for key, (x, y) in pairs.items():
-            exprs += ratio_totals(key, pl.col(x), pl.col(y))
-        for c in ("swaps", "swap_points", "swap_points_sq", "stayed", "stayed_points", "stayed_points_sq"):
-            exprs.append(exact_sum(pl.col(c)).alias(c))
-        row = base.select(exprs).collect(engine="streaming").row(0, named=True)
-        games = int(row["games"])
-
-        def ratio(key, percent=False):
-            return ratio_cell(row, key, games, confidence, percent)
-
-        rounds = fmt_num_ci(row["rounds_mean"], stats.mean_interval(row["rounds_mean"], row["rounds_sd"] or 0.0,
-                                                                   games, confidence))
-        flow = {"title": "Rounds, attacks and survivors",
-                "note": (f"Ratios of totals over {games:,} games, with intervals that treat each game as one "
-                         "sample (the rounds and tricks of a game are not independent). A survivor taken goes "
-                         "to the winner's upper board; it is rescued to the lower board (+1), lost to an attack "
-                         "(-1) or left on the upper board when the round ends (0)."),
-                "headers": ["figure", "value [95% CI]"],
-                "rows": [["rounds per game", rounds],
-                         ["attacks per round", ratio("attacks/rounds")],
-                         ["survivors lost per attack", ratio("lost/attacks")],
-                         ["survivors taken per round", ratio("taken/rounds")],
-                         ["taken survivors rescued %", ratio("rescued/taken", True)],
-                         ["taken survivors lost %", ratio("lost/taken", True)],
-                         ["taken survivors left on the upper board %", ratio("left/taken", True)]]}
-
-        swaps, stayed = row["swaps"], row["stayed"]
-        swap_rows = []
-        means = []
-        for label, n, total, squares in (("took infected 8", swaps, row["swap_points"], row["swap_points_sq"]),
-                                         ("dealt no infected, did not swap", stayed, row["stayed_points"],
-                                          row["stayed_points_sq"])):
-            mean = total / n if n else float("nan")
-            var = (squares - n * mean * mean) / (n - 1) if n > 1 else float("nan")
-            means.append((mean, var, n))
-            swap_rows.append([label, f"{int(n):,}", fmt_num_ci(mean, stats.mean_interval(mean, var ** 0.5 if n > 1
-                                                                                     else float("nan"), int(n),
-                                                                                     confidence))])
-        (m1, v1, n1), (m2, v2, n2) = means
-        diff, interval, p = stats.welch_test(m1, v1, n1, m2, v2, n2, confidence)
-        swap_rows.append(["difference", "", fmt_num_ci(diff, interval) + f"  (p {fmt_p(p)})"])
-        swap = {"title": "Does the swap pay?",
-                "note": ("Round score of the seat that took infected 8 against the other seats that were dealt "
-                         "no infected and so could have swapped, in the same rounds; Welch test, one round "
-                         "score per seat-round (rounds of one game are treated as independent)."),
-                "headers": ["seat-rounds", "count", "mean round score [95% CI]"],
-                "rows": swap_rows}
-
-        # seat 0's wins per game length in exact 840ths, divided in Python (analysis.summary.exact_wins)
-        length = (frame.group_by("rounds").agg(n=pl.len(), seat0=share_units(pl.col("share_0")).sum())
-                  .sort("rounds").collect(engine="streaming"))
-        length_rows = [[str(r["rounds"]), f"{r['n']:,}",
-                        fmt_pct_ci(r["n"] / games, stats.wilson_interval(r["n"], games, confidence)),
-                        fmt_pct_ci(r["seat0"] / SHARE_UNITS / r["n"],
-                                   stats.wilson_interval(r["seat0"] / SHARE_UNITS, r["n"], confidence))]
-                       for r in length.iter_rows(named=True)]
-        lengths = {"title": "Game length",
-                   "note": f"Rounds played until a total reached the target (or the round cap), {games:,} games.",
-                   "headers": ["rounds", "games", "share % [95% CI]", "seat 0 win share % [95% CI]"],
-                   "rows": length_rows}
-        return [flow, swap, lengths]
-
     # --- logs ------------------------------------------------------------------------
-    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
-        indices = np.asarray(indices, dtype=np.int64)
-        out = []
-        for first in range(0, len(indices), 1000):  # a log has room for max_rounds full rounds: batch it
-            out += self._logged_batch(setup, lineup, seed, indices[first:first + 1000])
-        return out
-
-    def _logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
+    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
         k = len(indices)
         logs = np.full((k, setup.max_rounds * setup.hand_size, tt.LOG_WIDTH), -9, dtype=np.int64)
         round_logs = np.full((k, setup.max_rounds, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
@@ -244,7 +108,7 @@ class TenTricks(Game):
 
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.reference import ten_tricks as ref
+        from simcore.games.ten_tricks import reference as ref
 
         return ref.play_game(reference_rules(setup), seed, index)
 
@@ -254,7 +118,7 @@ class TenTricks(Game):
         LATER section) through both engines: the reference checks and plays the script, the
         compiled engine replays the same hands and decisions and must reach the same tricks,
         boards, tracks and scores."""
-        from simcore.reference import ten_tricks as ref
+        from simcore.games.ten_tricks import reference as ref
         from simcore.scenarios import field
 
         setup = self.scenario_setup(data, where, {"start_totals", "start_round", "rounds"})
@@ -360,7 +224,7 @@ class TenTricks(Game):
 
 
 def reference_rules(setup):
-    from simcore.reference import ten_tricks as ref
+    from simcore.games.ten_tricks import reference as ref
 
     return ref.Rules(players=setup.players, target=setup.target, track_cap=setup.track_cap,
                      track_bonus=setup.track_bonus, infected_3=setup.infected_3, infected_4=setup.infected_4,
@@ -398,7 +262,7 @@ class _Replay:
         self.offers = {(r["round"], s) for r in log["rounds"] for s in r["swap_offers"]}
 
     def swap(self, view, seat, hand):
-        from simcore.reference import ten_tricks as ref
+        from simcore.games.ten_tricks import reference as ref
 
         key = (view.round, seat)
         if key in self.swaps:
@@ -414,7 +278,7 @@ class _Replay:
 def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
     """The reference engine's game ``index`` in the compiled log's shape: random play from the
     same streams, or (``decisions_from``) the decisions of a compiled log replayed and checked."""
-    from simcore.reference import ten_tricks as ref
+    from simcore.games.ten_tricks import reference as ref
 
     decider = _Replay(decisions_from) if decisions_from is not None else None
     record = ref.play_game(reference_rules(setup), seed, index, decider)

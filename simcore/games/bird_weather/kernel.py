@@ -9,33 +9,27 @@ Three entry points share one deal loop (``play_deal``):
 A plug-in build re-executes this file with ``__strategies__`` set to a strategy
 module that includes the user's functions (simcore/plugins.py).
 """
-import importlib
 
 import numpy as np
 from numba import prange
 
 from simcore.bits import bit
-from simcore.games.bird_weather import (
+from simcore.games.bird_weather.rules import (
     C_FACEDOWN_TAKEN, C_REVERSALS, C_ZERO_POINTS, C_ZERO_SCORED, C_ZERO_WINS, L_CARD, L_DEAL, L_KIND,
     L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
     MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL,
     T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_WON, TABLE_WIDTH,
     ZERO_WIN, legal_plays, match_shares, resolve_trick,
 )
+from simcore.game import strategies_of
 from simcore.jit import kernel
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
 
-strategy = globals().get("__strategies__") or importlib.import_module("strategies.bird_weather")
+strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_facedown = strategy.choose_facedown
 choose_play = strategy.choose_play
 choose_pick = strategy.choose_pick
-
-BLOCK = 256  # games per parallel work item; per-block scratch keeps the game loop allocation-free
-
-# play_deal / play_game status: finished, a strategy broke the rules (only a plug-in can:
-# the check is one bit test per decision), or (>= 0) the scripted step that was illegal
-FINISHED = -1
-STRATEGY_BROKE_RULES = -2
 
 
 @kernel(globals(), inline="always")
@@ -264,3 +258,17 @@ def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, stra
     for s in range(n_players):
         totals[s] = table[T_SCORE + s]
     return status
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (the face-down card
+    included), dealt by the play loop's own ``deal_hands``: it is the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    deck = np.empty(rules[R_DECK], dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal_hands(streams, rules, deck, hands)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]

@@ -6,11 +6,8 @@ import numpy as np
 
 from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
-from simcore.game import Event, Game, Lineup
-from simcore.games import triatri as tt
-from simcore.games.triatri_run import WORK_WIDTH, deal
-from simcore.jit import kernel
-from simcore.rng import N_STREAMS, seed_streams
+from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.games.triatri import rules as tt
 
 GEM_SOURCES = ("supply", "own")
 
@@ -19,30 +16,7 @@ def gem_name(option: int) -> str:
     return f"{GEM_SOURCES[option // 3]} {tt.COLOUR_NAMES[option % 3]}"
 
 
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (round 1, before any
-    redeal), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    order = np.empty(rules[tt.R_DECK], dtype=np.int64)
-    hands = np.zeros(tt.MAX_PLAYERS, dtype=np.uint64)
-    no_deals = np.empty((0, tt.MAX_PLAYERS), dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
-        deal(hands, rules, streams, order, no_deals, work)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
-
-
-class TriATri(Game):
-    name = tt.GAME
-    title = tt.TITLE
-    player_counts = tt.PLAYER_COUNTS
-    max_players = tt.MAX_PLAYERS
-    variant_keys = tt.VARIANT_KEYS
-    strategies_module = "strategies.triatri"
-    kernels_module = "simcore.games.triatri_run"
+class TriATri(Game, rules=tt):
     min_score = -2 * 100 * 1000  # two-colour pairs score below zero (variant bounds)
     events = (
         Event("ended_instant_win", "Game ended by an instant win (two full sets)", "game"),
@@ -56,36 +30,24 @@ class TriATri(Game):
         Event("doubled", "Cards doubled or quadrupled (per trick)", "trick"),
     )
 
-    def build_setup(self, players, variant):
-        return tt.make_setup(players, variant.settings)
-
     # --- runs --------------------------------------------------------------------
-    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+    def kernel_inputs(self, setup):
+        return (setup.rules, setup.cards, setup.masks)
+
+    def chunk_outputs(self, setup, n):
+        p = setup.players  # column-major: every row is one contiguous Parquet column
+        return (np.empty((p, n), dtype=np.int16), np.empty((p, n), dtype=np.float32),
+                np.empty((tt.N_COUNTERS, n), dtype=np.uint16), np.empty((p, n), dtype=np.uint32))
+
+    def record(self, setup, scores, shares, counters, gems):
         p = setup.players
-        # column-major outputs: every row below is one contiguous Parquet column
-        scores = np.empty((p, n), dtype=np.int16)
-        shares = np.empty((p, n), dtype=np.float32)
-        counters = np.empty((tt.N_COUNTERS, n), dtype=np.uint16)
-        gems = np.empty((p, n), dtype=np.uint32)
-        status = np.empty(n, dtype=np.int8)
-        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params,
-                                 scores, shares, counters, gems, status)
-        self.check_status(status, lineup, start, seed)
-        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
-        for s in range(p):
-            columns[f"score_{s}"] = scores[s]
-        for s in range(p):
-            columns[f"share_{s}"] = shares[s]
-        end = counters[tt.C_END]
-        columns["ended_instant_win"] = (end == tt.END_INSTANT).astype(np.uint8)
-        columns["ended_supply"] = (end == tt.END_SUPPLY).astype(np.uint8)
-        columns["ended_rounds"] = (end == tt.END_ROUNDS).astype(np.uint8)
-        for c, name in enumerate(tt.COUNTER_NAMES):
-            if name != "end":
-                columns[name] = counters[c]
-        for s in range(p):
-            columns[f"gems_{s}"] = gems[s]
-        return columns
+        end = counters[tt.C_END]  # how the game ended, one column per way
+        endings = {f"ended_{way}": (end == code).astype(np.uint8)
+                   for way, code in (("instant_win", tt.END_INSTANT), ("supply", tt.END_SUPPLY),
+                                     ("rounds", tt.END_ROUNDS))}
+        return [Columns(scores, per_seat("score", p)), Columns(shares, per_seat("share", p)), endings,
+                Columns(counters, tuple(None if name == "end" else name for name in tt.COUNTER_NAMES)),
+                Columns(gems, per_seat("gems", p))]
 
     def metadata(self, setup) -> dict:
         return {**super().metadata(setup),
@@ -97,62 +59,8 @@ class TriATri(Game):
     def card_of_bit(self, setup) -> list[str]:
         return [setup.card_name(card) for card in range(setup.deck_size)]  # the fakes are one printed card
 
-    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
-        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
-        deal_openings(seed, games, setup.rules, hands)
-        return hands
-
-    # --- the game's own tables --------------------------------------------------------
-    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
-        import polars as pl
-
-        from analysis import stats
-        from analysis.summary import SHARE_UNITS, fmt_num_ci, fmt_pct_ci, mean_sd, share_units
-
-        players = meta["players"]
-        if any(f"gems_{s}" not in frame.collect_schema() for s in range(players)):
-            return []
-        seats = pl.concat([frame.select(pl.col(f"gems_{s}").cast(pl.Int64).alias("gems"),
-                                        pl.col(f"score_{s}").cast(pl.Int64).alias("score"),
-                                        pl.col(f"share_{s}").alias("share"))
-                           for s in range(players)])
-        colour = [(pl.col("gems") // (1 << (10 * c))) % 1024 for c in range(3)]
-        high = pl.max_horizontal(colour)
-        low = pl.min_horizontal(colour)
-        # exact integer totals per pattern: the same bits on every call whatever the threads
-        # (analysis.summary, "exact totals"); wins stay in 840ths until Python divides them
-        score_mean, score_sd = mean_sd(pl.col("score"))
-        table = (seats.with_columns(high=high, low=low, mid=pl.sum_horizontal(colour) - high - low)
-                 .group_by("high", "mid", "low")
-                 .agg(n=pl.len(), mean=score_mean, sd=score_sd, wins=share_units(pl.col("share")).sum())
-                 .sort(["n", "high", "mid", "low"], descending=True)
-                 .collect(engine="streaming"))
-        total = int(table["n"].sum())
-        rows = []
-        for r in table.head(15).iter_rows(named=True):
-            n = int(r["n"])
-            wins = r["wins"] / SHARE_UNITS
-            sets = r["low"]
-            pairs = r["mid"] - r["low"]
-            left = r["high"] - r["mid"]
-            shape = f"{sets} set{'s' * (sets != 1)}, {pairs} pair{'s' * (pairs != 1)}, {left} left over"
-            rows.append([f"{r['high']}-{r['mid']}-{r['low']}", shape, f"{n:,}",
-                         fmt_pct_ci(n / total, stats.wilson_interval(n, total, confidence)),
-                         fmt_num_ci(r["mean"], stats.mean_interval(r["mean"], r["sd"] or 0.0, n, confidence)),
-                         fmt_pct_ci(wins / n, stats.wilson_interval(wins, n, confidence))])
-        note = ("Each player's gems at the end, largest colour count first (3-2-1 = three of one colour, two "
-                "of another, one of the third); score = sets, two-colour pairs and leftovers worth the supply. "
-                f"{total:,} player-games")
-        if len(table) > 15:
-            note += f"; the {len(table) - 15} rarest of {len(table)} patterns are not shown"
-        return [{"title": "Average score by final gem pattern", "note": note + ".",
-                 "headers": ["gems", "scoring", "player-games", "share % [95% CI]", "mean score [95% CI]",
-                             "win share % [95% CI]"],
-                 "rows": rows}]
-
     # --- logs ------------------------------------------------------------------------
-    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
-        indices = np.asarray(indices, dtype=np.int64)
+    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
         k = len(indices)
         rows = setup.rounds * (tt.HAND_SIZE - 1)
         logs = np.full((k, rows, tt.LOG_WIDTH), -9, dtype=np.int64)
@@ -212,7 +120,7 @@ class TriATri(Game):
 
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.reference import triatri as ref
+        from simcore.games.triatri import reference as ref
 
         return ref.play_game(reference_rules(setup), seed, index)
 
@@ -221,7 +129,7 @@ class TriATri(Game):
         """Scripted deals, bids, gem choices and cards (docs/scenarios.md, TriATri section) through
         both engines: the reference checks and plays the script, the compiled engine replays the
         same deals and decisions and must reach the same tricks, gems and scores."""
-        from simcore.reference import triatri as ref
+        from simcore.games.triatri import reference as ref
         from simcore.scenarios import field
 
         setup = self.scenario_setup(data, where, {"start_round", "start_gems", "rounds"})
@@ -314,7 +222,7 @@ class TriATri(Game):
 
 
 def reference_rules(setup):
-    from simcore.reference import triatri as ref
+    from simcore.games.triatri import reference as ref
 
     return ref.Rules(players=setup.players, low=setup.low, high=setup.high, fakes=setup.fakes,
                      gems_per_colour=setup.gems_per_colour, rounds=setup.rounds, set_points=setup.set_points,
@@ -348,7 +256,7 @@ def reference_log(setup, seed: int, index: int, decisions_from: dict | None = No
     """The reference engine's game ``index`` in the compiled log's shape: random play from the
     same streams, or (``decisions_from``) the decisions of a compiled log (with card ids under
     ``"ids"``) replayed and checked."""
-    from simcore.reference import triatri as ref
+    from simcore.games.triatri import reference as ref
 
     decider = None
     if decisions_from is not None:

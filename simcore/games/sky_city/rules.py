@@ -1,7 +1,7 @@
 """The Sky City of ALEA: state encoding and rules (compiled).
 
 Rules as implemented: docs/rules/sky-city-of-alea.md.  Traps are judged by
-``simcore.trap_odds.fires`` on the face counts of every die on the table this
+``simcore.games.sky_city.trap_odds.fires`` on the face counts of every die on the table this
 round (docs/traps.md).
 
 Encoding
@@ -92,7 +92,7 @@ VARIANT_KEYS = {
 @dataclass(frozen=True)
 class Setup:
     players: int
-    deck: object  # simcore.traps.Deck: the traps in use at this player count
+    deck: object  # simcore.games.sky_city.trap_language.Deck: the traps in use at this player count
     full_deck: object
     dice_per_player: int
     target: int
@@ -108,8 +108,8 @@ class Setup:
 def make_setup(players: int, settings: dict | None = None, base_dir=None) -> Setup:
     from pathlib import Path
 
-    from simcore.trap_odds import exact_odds
-    from simcore.traps import load_deck
+    from simcore.games.sky_city.trap_odds import exact_odds
+    from simcore.games.sky_city.trap_language import load_deck
 
     settings = dict(settings or {})
     if players not in PLAYER_COUNTS:

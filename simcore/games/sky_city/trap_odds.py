@@ -2,17 +2,17 @@
 
 ``fires(code, counts)`` is what the game kernel calls in its hot loop; ``exact_odds`` gives, for
 every trap and every number of dice on the table, the exact probability that it fires.  The int64
-encoding of a trap is documented in simcore/traps.py (module docstring); the language in
+encoding of a trap is documented in simcore/games/sky_city/trap_language.py (module docstring); the language in
 docs/traps.md.
 
 ``counts`` is indexed by face: an int array of length 7, counts[f] = dice showing face f (1..6),
-counts[0] unused (ignored).  ``simcore.traps.tally(dice)`` builds one from a list of dice.
+counts[0] unused (ignored).  ``simcore.games.sky_city.trap_language.tally(dice)`` builds one from a list of dice.
 """
 import numpy as np
 
 from simcore.errors import BalanceError
 from simcore.jit import kernel
-from simcore.traps import (C_CMP, C_NVAL, C_OP, C_VAL, CMP_EQ, CMP_GE, CMP_GT, CMP_LE, CMP_LT, CMP_NE,
+from simcore.games.sky_city.trap_language import (C_CMP, C_NVAL, C_OP, C_VAL, CMP_EQ, CMP_GE, CMP_GT, CMP_LE, CMP_LT, CMP_NE,
                            CODE_WIDTH, MAX_TABLE_DICE, OP_FACES, OP_LINEAR, OP_PATTERN)
 
 MAX_ODDS_DICE = 60  # the table enumerates C(n+6, 6) count vectors: 60 dice is ~ 0.1 billion

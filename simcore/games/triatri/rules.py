@@ -1,7 +1,7 @@
 """TriATri: state encoding and rules (compiled).
 
 Rules as implemented: docs/rules/triatri.md (rulebook + RULINGS.md "TriATri"); the plain-Python
-oracle is simcore/reference/triatri.py and the two share the card numbering and the order of
+oracle is simcore/games/triatri/reference.py and the two share the card numbering and the order of
 random draws documented there.
 
 Encoding

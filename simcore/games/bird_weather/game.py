@@ -5,27 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Event, Game, Lineup
-from simcore.games import bird_weather as bw
-from simcore.games.bird_weather_run import deal_hands
-from simcore.jit import kernel
-from simcore.reference import bird_weather as ref
+from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.games.bird_weather import rules as bw
+from simcore.games.bird_weather import reference as ref
 from simcore.bits import mask_to_list
-from simcore.rng import N_STREAMS, seed_streams
-
-
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (the face-down card
-    included), dealt by the play loop's own ``deal_hands``: it is the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    deck = np.empty(rules[bw.R_DECK], dtype=np.int64)
-    hands = np.zeros(bw.MAX_PLAYERS, dtype=np.uint64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
-        deal_hands(streams, rules, deck, hands)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
 
 
 class LogDecider:
@@ -47,14 +30,7 @@ class LogDecider:
         return self.picks.pop(0)
 
 
-class BirdWeather(Game):
-    name = bw.GAME
-    title = bw.TITLE
-    player_counts = bw.PLAYER_COUNTS
-    max_players = bw.MAX_PLAYERS
-    variant_keys = bw.VARIANT_KEYS
-    strategies_module = "strategies.bird_weather"
-    kernels_module = "simcore.games.bird_weather_run"
+class BirdWeather(Game, rules=bw):
     events = (
         Event("reversals", "Reversal (lowest card wins)"),
         Event("zero_wins", "Zero win (all same tens)"),
@@ -63,34 +39,25 @@ class BirdWeather(Game):
         Event("zero_scored_tricks", "0-point trick still scoring 0"),
     )
 
-    def build_setup(self, players, variant):
-        return bw.make_setup(players, variant.settings)
-
     def reference_rules(self, setup) -> ref.Rules:
         return ref.Rules(setup.players, setup.cards, setup.hand_size, setup.deals, setup.reversal,
                          setup.zero_win, setup.facedown)
 
     # --- runs --------------------------------------------------------------------
-    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+    def kernel_inputs(self, setup):
+        return (setup.rules, setup.number, setup.follow)
+
+    def chunk_outputs(self, setup, n):
         p = setup.players
-        scores = np.zeros((n, p), dtype=np.int16)
-        shares = np.zeros((n, p), dtype=np.float32)
-        counters = np.zeros((n, bw.N_COUNTERS), dtype=np.uint8)
-        hands = np.zeros((n, p), dtype=np.uint64)
-        status = np.zeros(n, dtype=np.int8)
-        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.number, setup.follow, lineup.ids,
-                                 lineup.params, scores, shares, counters, hands, status)
-        self.check_status(status, lineup, start, seed)
-        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
-        for s in range(p):
-            columns[f"score_{s}"] = scores[:, s]
-        for s in range(p):
-            columns[f"share_{s}"] = shares[:, s]
-        for c, name in enumerate(bw.COUNTER_NAMES):
-            columns[name] = counters[:, c]
-        for s in range(p):
-            columns[f"hand_{s}"] = hands[:, s]
-        return columns
+        return (np.zeros((n, p), dtype=np.int16), np.zeros((n, p), dtype=np.float32),
+                np.zeros((n, bw.N_COUNTERS), dtype=np.uint8), np.zeros((n, p), dtype=np.uint64))
+
+    def record(self, setup, scores, shares, counters, hands):
+        p = setup.players
+        return [Columns(scores, per_seat("score", p), games_first=True),
+                Columns(shares, per_seat("share", p), games_first=True),
+                Columns(counters, bw.COUNTER_NAMES, games_first=True),
+                Columns(hands, per_seat("hand", p), games_first=True)]
 
     def metadata(self, setup) -> dict:
         return {**super().metadata(setup), "tricks_per_game": setup.tricks * setup.deals, "deck": list(setup.cards),
@@ -100,14 +67,8 @@ class BirdWeather(Game):
     def card_of_bit(self, setup) -> list[str]:
         return [str(number) for number in setup.cards]  # deck index = bit; every number printed once
 
-    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
-        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
-        deal_openings(seed, games, setup.rules, hands)
-        return hands
-
     # --- logs ------------------------------------------------------------------------
-    def _kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
-        indices = np.asarray(indices, dtype=np.int64)
+    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
         k = len(indices)
         rows = setup.deals * setup.tricks
         logs = np.full((k, rows, bw.LOG_WIDTH), -1, dtype=np.int64)
@@ -162,9 +123,6 @@ class BirdWeather(Game):
                    "pick_seat": t.pick_seat, "pick_card": t.pick_card, "points": t.points} for t in record.tricks]
         return {"game": name, "players": record.players, "deals": deals, "tricks": tricks,
                 "scores": list(record.scores), "shares": list(record.shares), "counters": dict(record.counters)}
-
-    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
-        return self._kernel_logs(setup, lineup, seed, indices)
 
     def reference_game(self, setup, seed: int, index: int) -> ref.GameRecord:
         """Game ``index`` played at random by the reference engine (what bench times)."""

@@ -7,19 +7,12 @@ from pathlib import Path
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Event, Game, Lineup
-from simcore.games import sky_city as sc
+from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.games.sky_city import rules as sc
 
 
-class SkyCity(Game):
-    name = sc.GAME
-    title = sc.TITLE
-    player_counts = sc.PLAYER_COUNTS
-    max_players = sc.MAX_PLAYERS
-    variant_keys = sc.VARIANT_KEYS
-    strategies_module = "strategies.sky_city"
+class SkyCity(Game, rules=sc):
     strong_strategy = "expected-value"
-    kernels_module = "simcore.games.sky_city_run"
     events = (
         Event("first_roll_triggers", "Round ended at the first roll", "round"),
         Event("escapes", "Escape attempts", "round"),
@@ -50,6 +43,8 @@ class SkyCity(Game):
         self._games = 0
 
     def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+        """The dice game's own chunk: no status array (a plug-in's illegal declaration marks the
+        winner -2), and every chunk adds to the run's fresh-dice trap tallies."""
         p = setup.players
         scores = np.zeros((n, p), dtype=np.int16)
         winners = np.zeros(n, dtype=np.int64)
@@ -61,15 +56,10 @@ class SkyCity(Game):
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
         self._rounds += int(counters[:, sc.C_ROUNDS].sum())
         self._games += n
-        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
-        for s in range(p):
-            columns[f"score_{s}"] = scores[:, s]
-        for s in range(p):
-            columns[f"share_{s}"] = (winners == s).astype(np.float32)
-        columns["winner"] = winners.astype(np.int8)
-        for c, name in enumerate(sc.COUNTER_NAMES):
-            columns[name] = counters[:, c]
-        return columns
+        shares = np.stack([(winners == s).astype(np.float32) for s in range(p)])
+        return self.rows(start, n, [Columns(scores, per_seat("score", p), games_first=True),
+                                    Columns(shares, per_seat("share", p)), {"winner": winners.astype(np.int8)},
+                                    Columns(counters, sc.COUNTER_NAMES, games_first=True)])
 
     def finish_run(self, setup) -> dict:
         """Run-level figures for the metadata: mean rounds (the per-round rates' denominator)
@@ -131,7 +121,7 @@ class SkyCity(Game):
 
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.reference import sky_city as ref
+        from simcore.games.sky_city import reference as ref
 
         return ref.play_game(reference_rules(setup), seed, index)
 
@@ -140,7 +130,7 @@ class SkyCity(Game):
         """Scripted rounds (docs/scenarios.md, ALEA section) through both engines.  The reference
         checks the scenario and plays it; the compiled engine replays the same traps,
         declarations and draws and must reach the same dice, points, endings and scores."""
-        from simcore.reference import sky_city as ref
+        from simcore.games.sky_city import reference as ref
         from simcore.scenarios import field
 
         setup = self.scenario_setup(data, where, {"start_scores", "final", "rounds"})
@@ -215,7 +205,7 @@ class SkyCity(Game):
 
 
 def reference_rules(setup):
-    from simcore.reference import sky_city as ref
+    from simcore.games.sky_city import reference as ref
 
     return ref.Rules(setup.players, setup.full_deck, setup.dice_per_player, setup.target, setup.zero_bonus,
                      setup.final_multiplier, setup.max_rounds)
@@ -224,7 +214,7 @@ def reference_rules(setup):
 def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
     """The reference engine's game ``index`` in the compiled log's shape: random play from the
     same streams, or (``decisions_from``) a compiled log's declarations replayed and checked."""
-    from simcore.reference import sky_city as ref
+    from simcore.games.sky_city import reference as ref
 
     deciders = None
     if decisions_from is not None:

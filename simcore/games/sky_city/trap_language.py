@@ -4,7 +4,7 @@ A trap card says which dice on the table trigger it (rulebook "Type of cards"; R
 judged on *all* dice rolled so far this round, a multiset of faces 1..6, and every condition this
 language can state depends only on the count vector ``counts[f]`` = number of dice showing face f.
 That is what makes the exact odds a finite sum over count patterns (``exact_probability`` here,
-compiled ``exact_odds`` in ``simcore/trap_odds.py``).  Language, deck format and messages:
+compiled ``exact_odds`` in ``simcore/games/sky_city/trap_odds.py``).  Language, deck format and messages:
 docs/traps.md.
 
     faces 1 1 1 1            at least four 1s (listed faces, with multiplicity; more dice may show)
@@ -66,7 +66,7 @@ _PY_COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": oper
 _KINDS = "faces, pattern, total or count"
 _CMP_LIST = "a comparison (>=, >, <=, <, ==, !=)"
 
-DEFAULT_DECK = "sky_city_traps.toml"  # bundled in simcore/games/
+DEFAULT_DECK = "sky_city_traps.toml"  # bundled beside this file (the name run metadata has always shown)
 
 
 # --- the language -----------------------------------------------------------------------------
@@ -512,15 +512,7 @@ def load_deck(path: str | Path | None = None, max_dice: int = MAX_TABLE_DICE) ->
     from simcore.variants import read_toml
 
     if path is None:
-        bundled = resources.files("simcore.games").joinpath(DEFAULT_DECK).read_text(encoding="utf-8")
+        bundled = resources.files("simcore.games.sky_city").joinpath(DEFAULT_DECK).read_text(encoding="utf-8")
         return deck_from_dict(read_toml(DEFAULT_DECK, "trap deck", bundled), DEFAULT_DECK, max_dice)
     return deck_from_dict(read_toml(path, "trap deck"), str(path), max_dice)
 
-
-def __getattr__(name: str):
-    """``fires`` and ``exact_odds`` live in simcore/trap_odds.py (Numba); imported on first use so
-    reading a deck does not load Numba."""
-    if name in ("fires", "exact_odds"):
-        from simcore import trap_odds
-        return getattr(trap_odds, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

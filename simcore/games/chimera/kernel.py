@@ -3,17 +3,16 @@
 Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel over blocks of
 games), ``play_many_logged`` (full trick and round logs: replays and the differential test) and
 ``play_scenario`` (scripted deal, piles and moves: ``balance play``).  Chance comes from the DEAL
-stream in the order documented in simcore/reference/chimera.py (deck shuffle, then the boxed
+stream in the order documented in simcore/games/chimera/reference.py (deck shuffle, then the boxed
 grimoires when some are boxed, then every round's pile); ``random`` draws from PLAY.  Nothing is
 allocated per game: every scratch value lives in the per-block ``work`` and ``table`` arrays.
 """
-import importlib
 
 import numpy as np
 from numba import prange
 
 from simcore.bits import bit, has, popcount
-from simcore.games.chimera import (
+from simcore.games.chimera.rules import (
     C_CANNOT_FOLLOW, C_CHIMERA_WINS, C_CONVERSION_POINTS, C_CONVERSIONS, C_CRYSTALS_MISSED, C_CRYSTALS_TAKEN,
     C_DELIBERATE, C_FOLLOWER_PLAYS, C_HAND_SQ, C_LEADER_WINS, C_LOSS_THEN_WON, C_LOSSES_NOT_LAST, C_PASSED,
     C_PASSED_NOT_LAST, C_PLAYS, C_RANK, C_ROUNDS, C_SEAT_ROUNDS, C_STACKED, C_SUM_WINS, C_TENS, C_TRICKS,
@@ -27,21 +26,18 @@ from simcore.games.chimera import (
     T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, TABLE_WIDTH, ZERO_TENS, all_if, best_following_rank,
     field_of, ix, legal_masks, pick, round_score, suit_of,
 )
+from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.scripts import SCRIPT_CURSOR, scripted
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
 
-strategy = globals().get("__strategies__") or importlib.import_module("strategies.chimera")
+strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_play = strategy.choose_play
 random_play = strategy.random_play
 RANDOM = strategy.RANDOM
 
-BLOCK = 256
-FINISHED = -1
-STRATEGY_BROKE_RULES = -2
-UNFINISHED = -3  # a scenario's script ended before the game did
 # slots of the per-block ``work`` array
-# slot SCRIPT_CURSOR (0) is the scenario script's cursor (simcore/scripts.py)
+# slot SCRIPT_CURSOR (0) is the scenario script's cursor (simcore/play.py)
 W_DECK = SCRIPT_CURSOR + 1                                # the deck shuffle
 W_INPLAY = W_DECK + N_IDS                 # grimoire ids in play, ascending
 W_ORDER = W_INPLAY + MAX_GRIMOIRES        # this round's pile (and the grimoire box shuffle)
@@ -100,7 +96,6 @@ def deal(rules, streams, hands, work, info):
         else:
             boxed |= bit(i)
     info[I_BOXED_GRIMOIRES] = np.int64(boxed)
-
 
 
 @kernel(globals(), inline="always")
@@ -529,3 +524,18 @@ def play_scenario(rules, masks, strategies, params, dealt, in_play, boxed_famili
                          round_log, script, orders, round_limit, trick_limit, False)
     finish_game(rules, table, work, counters, seats, info, shares, status)
     return status
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: the familiars dealt to seat s in game ``games[k]`` (its round-1 hand; the
+    hands pass on each round), dealt by the play loop's own ``deal``: the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    info = np.zeros(INFO_WIDTH, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal(rules, streams, hands, work, info)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]

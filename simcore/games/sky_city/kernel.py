@@ -3,30 +3,27 @@
 Entry points share ``play_game``: ``run_chunk`` (rows of a run, in parallel, plus the tallies of
 fresh-dice trap judgements) and ``play_many_logged`` (full round logs: replays and the
 differential test).  Chance comes from the DEAL stream in the order documented in
-simcore/reference/sky_city.py; the ``random`` strategy draws from PLAY.
+simcore/games/sky_city/reference.py; the ``random`` strategy draws from PLAY.
 """
-import importlib
 
 import numpy as np
 from numba import prange
 
-from simcore.games.sky_city import (
+from simcore.games.sky_city.rules import (
     ALL_CLEARED, ALL_ZERO, C_ALL_ZERO, C_CAPPED, C_ESCAPED, C_ESCAPES, C_FIRST_ROLL, C_ROLLOFF, C_ROUNDS,
     C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, N_TRAP_STATS, S_ESCAPED, S_ESCAPES, S_FIRST_ROLL, S_POINTS,
     S_ROUNDS, S_ZERO_PAID_ROUNDS, S_ZERO_ROUNDS, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
     L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
     R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH, clear_counts,
 )
+from simcore.game import strategies_of
 from simcore.jit import kernel
+from simcore.play import BLOCK, STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
-from simcore.trap_odds import fires
+from simcore.games.sky_city.trap_odds import fires
 
-strategy = globals().get("__strategies__") or importlib.import_module("strategies.sky_city")
+strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_declare = strategy.choose_declare
-
-BLOCK = 256
-FINISHED = -1
-STRATEGY_BROKE_RULES = -2
 
 
 @kernel(globals(), inline="always")

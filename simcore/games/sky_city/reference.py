@@ -30,7 +30,7 @@ from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
 from simcore.rng import DEAL, PLAY, PyStream
-from simcore.traps import Deck, Trap, fires_on_dice, load_deck
+from simcore.games.sky_city.trap_language import Deck, Trap, fires_on_dice, load_deck
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Event, Game, Lineup
-from simcore.games import chimera as cm
-from simcore.games.chimera_run import WORK_WIDTH, deal
-from simcore.jit import kernel
-from simcore.rng import N_STREAMS, seed_streams
+from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.games.chimera import rules as cm
 
 _MASK64 = (1 << 64) - 1
 
@@ -36,34 +33,12 @@ def _moves(m0, m1) -> list[str]:
             if (int(m1 if slot else m0) >> c) & 1]
 
 
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: the familiars dealt to seat s in game ``games[k]`` (its round-1 hand; the
-    hands pass on each round), dealt by the play loop's own ``deal``: the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    hands = np.zeros(cm.MAX_PLAYERS, dtype=np.uint64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    info = np.zeros(cm.INFO_WIDTH, dtype=np.int64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
-        deal(rules, streams, hands, work, info)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
-
-
 def field_text(suits, rank) -> str:
     """A field as the logs write it: "S+H 7" (suits ascending)."""
     return f"{'+'.join(cm.SUIT_NAMES[s] for s in suits) or 'empty'} {int(rank)}"
 
 
-class Chimera(Game):
-    name = cm.GAME
-    title = cm.TITLE
-    player_counts = cm.PLAYER_COUNTS
-    max_players = cm.MAX_PLAYERS
-    variant_keys = cm.VARIANT_KEYS
-    strategies_module = "strategies.chimera"
-    kernels_module = "simcore.games.chimera_run"
+class Chimera(Game, rules=cm):
     min_score = -40  # default rules: four rounds taking every negative grimoire (-10) with no crystal
     events = (
         Event("leader_wins", "Trick won by its leader", "trick"),
@@ -92,30 +67,20 @@ class Chimera(Game):
         return setup
 
     # --- runs --------------------------------------------------------------------
-    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
+    def chunk_outputs(self, setup, n):
+        p = setup.players  # column-major: every row is one contiguous Parquet column
+        return (np.empty((p, n), dtype=np.int16), np.empty((p, n), dtype=np.float32),
+                np.empty((cm.N_COUNTERS, n), dtype=np.uint32), np.empty((cm.N_SEAT_TALLIES, n), dtype=np.int16))
+
+    def record(self, setup, scores, shares, counters, seats):
         p = setup.players
-        # column-major outputs: every row below is one contiguous Parquet column
-        scores = np.empty((p, n), dtype=np.int16)
-        shares = np.empty((p, n), dtype=np.float32)
-        counters = np.empty((cm.N_COUNTERS, n), dtype=np.uint32)
-        seats = np.empty((cm.N_SEAT_TALLIES, n), dtype=np.int16)
-        status = np.empty(n, dtype=np.int8)
-        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.masks, lineup.ids, lineup.params, scores, shares,
-                                 counters, seats, status)
-        self.check_status(status, lineup, start, seed)
-        columns = {"game": np.arange(start, start + n, dtype=np.uint64)}
-        for s in range(p):
-            columns[f"score_{s}"] = scores[s]
-        for s in range(p):
-            columns[f"share_{s}"] = shares[s]
-        for c, name in enumerate(cm.COUNTER_NAMES):
-            small = counters[c].max(initial=0) < 65536
-            columns[name] = counters[c].astype(np.uint16) if small else counters[c]
-        for s in range(p):
-            columns[f"value_{s}"] = seats[cm.S_VALUE + s]
-            columns[f"grimoires_{s}"] = seats[cm.S_GRIMOIRES + s].astype(np.uint16)
-            columns[f"crystals_{s}"] = seats[cm.S_CRYSTALS + s].astype(np.uint16)
-        return columns
+        blocks = [Columns(scores, per_seat("score", p)), Columns(shares, per_seat("share", p)),
+                  Columns(counters, cm.COUNTER_NAMES, shrink=True)]
+        for s in range(p):  # each seat's value, grimoires taken and crystals, side by side
+            blocks += [{f"value_{s}": seats[cm.S_VALUE + s]},
+                       {f"grimoires_{s}": seats[cm.S_GRIMOIRES + s].astype(np.uint16),
+                        f"crystals_{s}": seats[cm.S_CRYSTALS + s].astype(np.uint16)}]
+        return blocks
 
     def metadata(self, setup) -> dict:
         return {**super().metadata(setup),
@@ -126,180 +91,15 @@ class Chimera(Game):
                 "seat_columns": "value_s = grimoire values taken by seat s over the game (before crystals); "
                                 "grimoires_s, crystals_s = how many it took"}
 
-    # --- the game's own tables --------------------------------------------------------
-    def figures(self, frame, meta: dict, confidence: float) -> list[dict]:
-        import math
-
-        import polars as pl
-
-        from analysis import stats
-        from analysis.summary import fmt_num_ci, fmt_p, fmt_pp, mean_sd, ratio_cell, ratio_totals, seat_labels
-
-        p = meta["players"]
-        needed = ["tricks", "hand_score_sq", "passed_not_last", "won_at_0", "conversion_points"]
-        needed += [f"value_{s}" for s in range(p)]
-        schema = frame.collect_schema()
-        if any(c not in schema for c in needed):
-            return []
-        # every per-game figure below is an integer, so every total is an exact integer sum: the
-        # same bits on every call whatever the threads (analysis.summary, "exact totals")
-        col = lambda c: pl.col(c).cast(pl.Int64)  # noqa: E731
-        total = sum(col(f"score_{s}") for s in range(p))
-        # p² times the variance over the seats within one game, of the players' totals and of the
-        # hands' scores (which add up to the same total)
-        spread = {"players_var": p * sum(col(f"score_{s}") * col(f"score_{s}") for s in range(p)) - total * total,
-                  "hands_var": p * col("hand_score_sq") - total * total}
-        rank_columns = [c for c in cm.COUNTER_NAMES if c.startswith("won_at_")]
-        pairs = {"spread": ("players_var", "hands_var"),
-                 "crystal_wins/tricks": ("crystal_wins", "tricks"),
-                 "missed/crystal_wins": ("crystals_missed", "crystal_wins"),
-                 "conversions/crystals": ("conversions", "crystals_taken"),
-                 "passed/follower": ("passed_wins", "follower_plays"),
-                 "deliberate/passed": ("deliberate_losses", "passed_not_last"),
-                 "other/losses": ("loss_then_won", "losses_not_last"),
-                 "single/tricks": ("single_wins", "tricks"),
-                 "sum/tricks": ("sum_wins", "tricks"),
-                 "chimera/tricks": ("chimera_wins", "tricks")}
-        pairs.update({f"{c}/tricks": (c, "tricks") for c in rank_columns})
-        # the cumulative share (won at rank k or lower) is a ratio of totals like the others, so
-        # it gets the same game-clustered interval
-        pairs.update({f"up_to_{k}/tricks": (f"won_up_to_{k}", "tricks") for k in range(len(rank_columns))})
-        base = frame.with_columns(
-            players_var=spread["players_var"], hands_var=spread["hands_var"],
-            crystal_wins=col("crystals_taken") + col("crystals_missed"),
-            single_wins=col("tricks") - col("sum_wins") - col("chimera_wins"),
-            **{f"won_up_to_{k}": pl.sum_horizontal([col(c) for c in rank_columns[:k + 1]])
-               for k in range(len(rank_columns))},
-            **{f"conversion_gain_{s}": col(f"score_{s}") - col(f"value_{s}") for s in range(p)})
-        exprs = [pl.len().alias("games")]
-        for key, (x, y) in pairs.items():
-            exprs += ratio_totals(key, pl.col(x), pl.col(y))
-        means = ["crystals_taken", "conversion_points"]
-        for s in range(p):
-            means += [f"grimoires_{s}", f"value_{s}", f"crystals_{s}", f"conversion_gain_{s}", f"score_{s}"]
-        for c in means:
-            m, sd = mean_sd(pl.col(c))
-            exprs += [m.alias(f"{c}:mean"), sd.alias(f"{c}:sd")]
-        # A game's spread (SD over the seats) is sqrt(p² variance) / p, not an integer, and a float
-        # sum of those would depend on the order the threads add them in.  p² variance is a small
-        # integer (about 1,500 distinct values in 40,000 four-player games), so count the games at
-        # each value (exact), then add the roots up in Python with math.fsum, which is correctly
-        # rounded whatever the order of the terms.
-        spreads = {"players_sd": "players_var", "hands_sd": "hands_var"}
-        counted = [base.group_by(variance).agg(pl.len().alias("games")) for variance in spreads.values()]
-        totals, *spread_counts = pl.collect_all([base.select(exprs), *counted], engine="streaming")
-        row = totals.row(0, named=True)
-        games = int(row["games"])
-        for (name, variance), counts in zip(spreads.items(), spread_counts):
-            weights = counts["games"].to_list()
-            values = [math.sqrt(max(v, 0)) / p for v in counts[variance].to_list()]
-            centre = math.fsum(w * v for w, v in zip(weights, values)) / games if games else None
-            squares = math.fsum(w * (v - centre) ** 2 for w, v in zip(weights, values)) if games >= 2 else None
-            row[f"{name}:mean"] = centre
-            row[f"{name}:sd"] = math.sqrt(squares / (games - 1)) if games >= 2 else None
-
-        def mean(c):
-            m, sd = row[f"{c}:mean"], row[f"{c}:sd"]
-            return fmt_num_ci(m, stats.mean_interval(m, sd if sd is not None else float("nan"), games, confidence))
-
-        def ratio(key, percent=True):
-            return ratio_cell(row, key, games, confidence, percent)
-
-        rounds = meta.get("rounds_per_game")
-        deal = {"title": "Does passing the hands even out the deal?",
-                "note": (f"Within each of {games:,} games: the spread (standard deviation over the {p} seats) of "
-                         "the players' totals against the spread of the dealt hands' scores (a hand's score = the "
-                         "round scores of the seats that played it; the reference's hand_scores). With a round "
-                         "per player every seat plays every hand once, so a lucky deal lifts a hand, not a "
-                         "player: a small variance ratio means passing evens the deal out; 100% means it does "
-                         "not" + (f" (this variant plays {rounds} round(s), {p} would pass every hand round)"
-                                  if isinstance(rounds, int) and rounds < p else "") + ". Intervals treat each "
-                         "game as one sample."),
-                "headers": ["figure", "value [95% CI]"],
-                "rows": [["spread of player totals (SD within a game)", mean("players_sd")],
-                         ["spread of hand scores (SD within a game)", mean("hands_sd")],
-                         ["player / hand variance ratio %", ratio("spread")]]}
-
-        labels = seat_labels(meta)
-        seats = {"title": "Grimoire value captured by seat",
-                 "note": ("Per game, with normal intervals: grimoires taken, the sum of their printed values, "
-                          "the crystals taken and what crystals added at scoring (score − printed values), then "
-                          "the final score."),
-                 "headers": ["seat", "grimoires [95% CI]", "value taken [95% CI]", "crystals [95% CI]",
-                             "crystal gain [95% CI]", "score [95% CI]"],
-                 "rows": [[labels[s], mean(f"grimoires_{s}"), mean(f"value_{s}"), mean(f"crystals_{s}"),
-                           mean(f"conversion_gain_{s}"), mean(f"score_{s}")] for s in range(p)]}
-
-        crystals = {"title": "Crystals",
-                    "note": ("A trick won with a crystal card among the winning field's top cards earns one "
-                             "crystal while the supply lasts; at scoring each crystal turns one negative grimoire "
-                             "positive, the most negative first. Ratios of totals, each game one sample."),
-                    "headers": ["figure", "value [95% CI]"],
-                    "rows": [["crystals taken per game", mean("crystals_taken")],
-                             ["tricks won with a crystal card on top %", ratio("crystal_wins/tricks")],
-                             ["of those, supply empty (no crystal) %", ratio("missed/crystal_wins")],
-                             ["crystals that turned a negative grimoire %", ratio("conversions/crystals")],
-                             ["points gained by conversions per game", mean("conversion_points")]]}
-
-        rank_rows = [["single card", ratio("single/tricks"), ""], ["one-suit pair (sum)", ratio("sum/tricks"), ""],
-                     ["chimera (two suits)", ratio("chimera/tricks"), ""]]
-        top = max((k for k, c in enumerate(rank_columns) if row[f"{c}/tricks:x"]), default=-1)
-        for k, c in enumerate(rank_columns[:top + 1]):
-            label = f"rank {k}" if k < cm.RANK_BINS - 1 else f"rank {k} or more"
-            rank_rows.append([label, ratio(f"{c}/tricks"), ratio(f"up_to_{k}/tricks")])
-        ranks = {"title": "Winning fields",
-                 "note": ("Share of tricks won by each kind of field and by each field rank (a one-suit pair "
-                          "adds its ranks, a chimera takes the larger; the 0/10 card is 0 in an empty slot and "
-                          "10 stacked), with the cumulative share (that rank or lower). Ratios of totals over "
-                          f"{games:,} games, each game one sample."),
-                 "headers": ["winning field", "share of tricks % [95% CI]", "cumulative % [95% CI]"],
-                 "rows": rank_rows}
-
-        def proportion(key):
-            return row[f"{key}:x"], row[f"{key}:y"]
-
-        x1, n1 = proportion("deliberate/passed")
-        x2, n2 = proportion("other/losses")
-        diff = "—"
-        if n1 and n2:
-            d = x1 / n1 - x2 / n2
-            low, high = stats.difference_interval(x1, n1, x2, n2, confidence)
-            test = stats.two_proportion_z_test(x1, n1, x2, n2)
-            diff = fmt_pp(100 * d, (100 * low, 100 * high)) + f"  (p {fmt_p(test.p_value)})"
-        deliberate = {"title": "Losing on purpose",
-                      "note": ("C11: a passed win is a follower that lost although one of its legal moves would "
-                               "have won (every other play as it was); a deliberate loss is winning the next "
-                               "trick of the round after one. Compared with the other seats that lost a trick "
-                               "(not its last) without passing up a win: the difference's interval (Newcombe) and "
-                               "p-value (pooled two-proportion z-test) treat those tricks as independent, which "
-                               "tricks of one game are not, so both are approximate."),
-                      "headers": ["figure", "value [95% CI]"],
-                      "rows": [["follower plays that passed up a win %", ratio("passed/follower")],
-                               ["after a passed win: won the next trick %", ratio("deliberate/passed")],
-                               ["after another loss: won the next trick %", ratio("other/losses")],
-                               ["difference", diff]]}
-        return [deal, seats, crystals, ranks, deliberate]
-
     # --- opening hands ---------------------------------------------------------------
     def card_of_bit(self, setup) -> list[str | None]:
         return [cm.card_name(card) if card in setup.deck else None for card in range(cm.N_IDS)]
 
-    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
-        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
-        deal_openings(seed, games, setup.rules, hands)
-        return hands
-
     # --- logs ------------------------------------------------------------------------
-    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices) -> list[dict]:
-        indices = np.asarray(indices, dtype=np.int64)
-        rows = setup.rounds * setup.tricks
-        batch = max(1, min(1000, 2_000_000 // (rows * cm.LOG_WIDTH)))  # bounded memory: log in batches
-        out = []
-        for first in range(0, len(indices), batch):
-            out += self._logged_batch(setup, lineup, seed, indices[first:first + batch])
-        return out
+    def log_batch(self, setup) -> int:
+        return max(1, min(1000, 2_000_000 // (setup.rounds * setup.tricks * cm.LOG_WIDTH)))
 
-    def _logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
+    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
         k = len(indices)
         logs = np.full((k, setup.rounds * setup.tricks, cm.LOG_WIDTH), -9, dtype=np.int64)
         round_logs = np.full((k, setup.rounds, cm.ROUND_LOG_WIDTH), -9, dtype=np.int64)
@@ -369,7 +169,7 @@ class Chimera(Game):
 
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.reference import chimera as ref
+        from simcore.games.chimera import reference as ref
 
         return ref.play_game(reference_rules(setup), seed, index)
 
@@ -384,7 +184,7 @@ class Chimera(Game):
         through both engines: the reference checks and plays the script, the compiled engine
         replays the same deal, piles and moves and must reach the same fields, winners,
         grimoires, crystals, scores and counters — and offer the same legal moves at every play."""
-        from simcore.reference import chimera as ref
+        from simcore.games.chimera import reference as ref
         from simcore.scenarios import field
 
         setup = self.scenario_setup(data, where, set(ref.SCENARIO_KEYS))
@@ -498,7 +298,7 @@ class Chimera(Game):
 
 
 def reference_rules(setup):
-    from simcore.reference import chimera as ref
+    from simcore.games.chimera import reference as ref
 
     return ref.Rules(players=setup.players, suits=setup.suits, ranks=setup.ranks, zero_ten=setup.zero_ten,
                      crystal_ranks=setup.crystal_ranks, grimoires=setup.grimoires, crystals=setup.crystals,
@@ -507,7 +307,7 @@ def reference_rules(setup):
 
 def record_dict(setup, record) -> dict:
     """A reference GameRecord in the compiled log's shape."""
-    from simcore.reference import chimera as ref
+    from simcore.games.chimera import reference as ref
 
     names = lambda cards: [ref.card_name(c) for c in sorted(cards)]  # noqa: E731
     p = record.players
@@ -533,7 +333,7 @@ def record_dict(setup, record) -> dict:
 def reference_legal_moves(setup, record) -> list:
     """The reference's legal moves at every play of a record (per trick, per position), found by
     following its hands and sheets: what the scenario logs show as "legal"."""
-    from simcore.reference import chimera as ref
+    from simcore.games.chimera import reference as ref
 
     rules = reference_rules(setup)
     out = []
@@ -569,7 +369,7 @@ class _Replay:
 def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
     """The reference engine's game ``index`` in the compiled log's shape: random play from the
     same streams, or (``decisions_from``) the moves of a compiled log replayed and checked."""
-    from simcore.reference import chimera as ref
+    from simcore.games.chimera import reference as ref
 
     decider = _Replay(decisions_from) if decisions_from is not None else None
     record = ref.play_game(reference_rules(setup), seed, index, decider)

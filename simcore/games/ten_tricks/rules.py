@@ -1,7 +1,7 @@
 """10 TRICKS LATER: state encoding and rules (compiled).
 
 Rules as implemented: docs/rules/ten-tricks-later.md (rulebook + RULINGS.md "10 TRICKS LATER");
-the plain-Python oracle is simcore/reference/ten_tricks.py and the two share the card numbering
+the plain-Python oracle is simcore/games/ten_tricks/reference.py and the two share the card numbering
 and the order of random draws documented there.
 
 Encoding

@@ -3,15 +3,14 @@
 Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
 ``play_many_logged`` (full trick and round logs: replays and the differential test) and
 ``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
-stream in the order documented in simcore/reference/ten_tricks.py; ``random`` draws from PLAY.
+stream in the order documented in simcore/games/ten_tricks/reference.py; ``random`` draws from PLAY.
 """
-import importlib
 
 import numpy as np
 from numba import prange
 
 from simcore.bits import bit, has, kth_index, popcount
-from simcore.games.ten_tricks import (
+from simcore.games.ten_tricks.rules import (
     C_ATTACKS, C_BONUS, C_CAPPED, C_COMEBACK, C_CONTEST, C_INFECTED_LEADS, C_LOST, C_ONE_AS_NINE, C_RESCUED,
     C_ROUNDS, C_SEAT_ROUNDS, C_STAYED, C_STAYED_POINTS, C_STAYED_SQUARES, C_SWAP_POINTS, C_SWAP_SQUARES, C_SWAPS,
     C_TAKEN, C_TRICKS, FIRST_INFECTED, G_HANDS, G_LEADER, G_LOST, G_OFFERS, G_REMOVED, G_ROUND, G_SCORES,
@@ -22,21 +21,18 @@ from simcore.games.ten_tricks import (
     T_TRACK, T_TRICK, T_UNLOCKED, T_UPPER, TABLE_WIDTH, legal_mask, low_survivors, rescue, round_score,
     winning_position,
 )
+from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.scripts import SCRIPT_CURSOR, scripted
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
 from simcore.rng import DEAL, N_STREAMS, below, seed_streams
 
-strategy = globals().get("__strategies__") or importlib.import_module("strategies.ten_tricks")
+strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
 choose_play = strategy.choose_play
 
-BLOCK = 256
-FINISHED = -1
-STRATEGY_BROKE_RULES = -2
-UNFINISHED = -3  # a scenario's script ended before the game did
 NO_OFFER = -2    # a scripted swap answer: this seat does not offer
 # slots of the per-block ``work`` array (no allocation per game)
-W_DEAL_CURSOR = SCRIPT_CURSOR + 1  # slot 0: the script cursor (simcore/scripts.py)
+W_DEAL_CURSOR = SCRIPT_CURSOR + 1  # slot 0: the script cursor (simcore/play.py)
 W_OFFER = 2                           # per seat: the card offered for infected 8
 W_FIRST = W_OFFER + MAX_PLAYERS       # per seat: the total after round 1 (the comeback figure)
 WORK_WIDTH = W_FIRST + MAX_PLAYERS
@@ -96,7 +92,6 @@ def deal(hands, rules, streams, order, deal_script, work, table):
             hand |= bit(order[s * size + k])
         hands[s] = hand
     return removed
-
 
 
 @kernel(globals())
@@ -450,3 +445,20 @@ def play_scenario(rules, masks, strategies, params, start_totals, first_round, r
         scores[s] = table[T_TOTAL + s]
         uppers[s] = popcount(np.uint64(table[T_UPPER + s]))
     return status
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand as dealt for round 1 of game ``games[k]`` (before the swap for
+    infected 8), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    order = np.empty(48, dtype=np.int64)  # the play loop's size: room for the 41 card ids
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal(hands, rules, streams, order, no_deals, work, table)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]

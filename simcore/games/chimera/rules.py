@@ -1,7 +1,7 @@
 """Chimera Tricks: state encoding and rules (compiled).
 
 Rules as implemented: docs/rules/chimera-tricks.md (rulebook + RULINGS.md "Chimera Tricks");
-the plain-Python oracle is simcore/reference/chimera.py and the two share the card numbering and
+the plain-Python oracle is simcore/games/chimera/reference.py and the two share the card numbering and
 the order of random draws documented there.  The deck and the grimoire values are ASSUMED
 (RULINGS.md): every run that uses them says so (``Setup.assumed``).
 

@@ -3,17 +3,16 @@
 Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
 ``play_many_logged`` (full trick and deal logs: replays and the differential test) and
 ``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
-stream in the order documented in simcore/reference/triatri.py; ``random`` draws from PLAY.
+stream in the order documented in simcore/games/triatri/reference.py; ``random`` draws from PLAY.
 When every seat plays ``random``, run_chunk and play_many_logged use play_rounds' build without
 strategies (about three times as fast; same draws, same games).
 """
-import importlib
 
 import numpy as np
 from numba import prange
 
 from simcore.bits import bit, has
-from simcore.games.triatri import (
+from simcore.games.triatri.rules import (
     C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS,
     CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS, END_SUPPLY,
     FAKE, HAND_SIZE, HELD_COLOURLESS, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
@@ -22,22 +21,19 @@ from simcore.games.triatri import (
     T_TRICK, T_VALUE, TABLE_WIDTH, card_facts, draw_below, fact_number, gem_score, land, lead_entry,
     played_value, resolve_bid,
 )
+from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.scripts import SCRIPT_CURSOR, scripted
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
 from simcore.rng import DEAL, N_STREAMS, PLAY, seed_streams
 
-strategy = globals().get("__strategies__") or importlib.import_module("strategies.triatri")
+strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_bid = strategy.choose_bid
 choose_gem = strategy.choose_gem
 choose_play = strategy.choose_play
 random_pick = strategy.random_pick
 RANDOM = strategy.RANDOM
 
-BLOCK = 256
-FINISHED = -1
-STRATEGY_BROKE_RULES = -2
-UNFINISHED = -3  # a scenario's script ended before the game did
-# slots of the per-block ``work`` array; slot 0 is the script cursor (simcore/scripts.py)
+# slots of the per-block ``work`` array; slot 0 is the script cursor (simcore/play.py)
 W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
 WORK_WIDTH = W_BIDS + MAX_PLAYERS
 
@@ -166,7 +162,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
             counters[C_OWN_OFFERS] += option >= 3
             suit = masks[colour]
             fake_seat = np.uint64(0)
-            # the leader so far (simcore/games/triatri.py, "the play loop's own bookkeeping")
+            # the leader so far (simcore/games/triatri/rules.py, "the play loop's own bookkeeping")
             best, tied, lasts = -1, 0, np.uint64(0)
             previous = CLASS_COLOURLESS  # the class of what the previous seat holds (doubling)
             # カードを出す: must follow the gem's colour; a fake may always be played
@@ -405,3 +401,19 @@ def play_scenario(rules, cards, masks, strategies, params, start_gems, first_rou
         for c in range(3):
             gems[s, c] = table[T_GEMS + 3 * s + c]
     return status
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (round 1, before any
+    redeal), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    order = np.empty(rules[R_DECK], dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        deal(hands, rules, streams, order, no_deals, work)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]

@@ -1,0 +1,98 @@
+"""Exact totals: every sum an integer sum, so a figure has the same bits on every call
+(used by the summary, the games' own tables, traps, the book, whatif and sweep)."""
+from __future__ import annotations
+
+import polars as pl
+
+from analysis import stats
+from analysis.cells import fmt_num_ci, fmt_pct_ci
+
+# --------------------------------------------------------------------------------------------
+# exact totals: the same bits on every call, whatever the thread count
+# --------------------------------------------------------------------------------------------
+# Polars' streaming engine adds a column up in pieces on several threads and combines the
+# pieces in the order they finish.  Float addition is not associative, so a float total can
+# change in its last bits from one call to the next.  Integer addition is: every total here is
+# an integer sum, and floats appear only after aggregation, as arithmetic on a handful of
+# scalars (the same inputs, the same operations, the same bits).
+#
+# Widths.  A sum Σx is Int64: the summed values are per-game figures (int16 scores, counters of
+# one game) below 2**31 in magnitude, and a frame holds fewer than 2**32 rows, so |Σx| < 2**63.
+# Sums of squares and products are Int128: x² may reach 2**62, so Int64 could overflow (and
+# Polars wraps an overflowing integer sum silently); Int128 leaves a factor 2**33 to spare.
+
+SHARE_UNITS = 840
+"""A win share is 1/k for a k-way tie (k ≤ 5 seats here) and 0 or 1 otherwise.  840 = lcm(1..8),
+so every share is a whole number of 840ths, which its float32 value rounds to unambiguously
+(float32 is off by < 1e-7, an 840th is 1.2e-3)."""
+
+
+def share_units(share: pl.Expr) -> pl.Expr:
+    """A win-share column as whole 840ths (Int64), to be summed exactly."""
+    return (share.cast(pl.Float64) * SHARE_UNITS).round().cast(pl.Int64)
+
+
+def exact_wins(share: pl.Expr) -> pl.Expr:
+    """The exact sum of a win-share column over the whole frame (a seat's wins, ties counted
+    1/k): the shares as whole 840ths summed as integers, then one scalar division, correctly
+    rounded (three 1/3 ties make exactly 1, where a float sum of float32 shares does not).
+
+    For a ``group_by``, sum ``share_units`` and divide in Python instead: Polars divides a
+    column by a constant by multiplying with its reciprocal, which can land a bit off (197
+    wins of 197 games came out as 197.00000000000003, more wins than games)."""
+    return share_units(share).sum() / SHARE_UNITS
+
+
+def exact_sum(value: pl.Expr) -> pl.Expr:
+    """Σx of an integer expression as an exact Int64 sum (bounds above)."""
+    return value.cast(pl.Int64).sum()
+
+
+def exact_product_sum(x: pl.Expr, y: pl.Expr | None = None) -> pl.Expr:
+    """Σxy (Σx² without ``y``) of integer expressions as an exact Int128 sum."""
+    x = x.cast(pl.Int64).cast(pl.Int128)
+    y = x if y is None else y.cast(pl.Int64).cast(pl.Int128)
+    return (x * y).sum()
+
+
+def mean_sd_of_totals(count: pl.Expr, sum_x: pl.Expr, sum_xx: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Mean and sample standard deviation (ddof 1) of ``count`` values from their exact totals
+    Σx and Σx², as expressions on those scalars: null mean without values, null sd with fewer
+    than two.
+
+    var = (Σx² − (Σx)²/n) / (n − 1), with the values first centred, in exact integers, on the
+    whole number q = Σx // n:  Σ(x − q)² = Σx² − 2qΣx + q²n  and  r = Σx − qn (0 ≤ r < n), so
+    (n − 1) var = Σ(x − q)² − r²/n.  The float step then sees two small numbers instead of two
+    huge, nearly equal ones (a constant column gets sd 0 exactly, not rounding noise)."""
+    n = count.cast(pl.Int128)
+    s = sum_x.cast(pl.Int128)
+    q = s // n
+    r = (s - q * n).cast(pl.Float64)
+    centred = (sum_xx.cast(pl.Int128) - 2 * q * s + q * q * n).cast(pl.Float64)
+    mean = pl.when(n > 0).then(s.cast(pl.Float64) / n.cast(pl.Float64))
+    variance = (centred - r * r / n.cast(pl.Float64)) / (n - 1).cast(pl.Float64)
+    return mean, pl.when(n >= 2).then(variance.clip(lower_bound=0.0).sqrt())
+
+
+def mean_sd(value: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Mean and sample standard deviation of an integer expression over the rows, from exact
+    totals (``mean_sd_of_totals``): two aggregations for a ``select``."""
+    value = value.cast(pl.Int64)
+    return mean_sd_of_totals(value.count(), value.sum(), exact_product_sum(value))
+
+
+def ratio_totals(key: str, x: pl.Expr, y: pl.Expr) -> list[pl.Expr]:
+    """The exact totals ``stats.ratio_interval`` needs for Σx / Σy with the game as the sampling
+    unit: ``<key>:x, <key>:y`` (Int64) and ``<key>:xx, <key>:yy, <key>:xy`` (Int128)."""
+    return [exact_sum(x).alias(f"{key}:x"), exact_sum(y).alias(f"{key}:y"), exact_product_sum(x).alias(f"{key}:xx"),
+            exact_product_sum(y).alias(f"{key}:yy"), exact_product_sum(x, y).alias(f"{key}:xy")]
+
+
+def ratio_cell(row: dict, key: str, games: int, confidence: float, percent: bool = True) -> str:
+    """Σx / Σy of ``ratio_totals(key, ...)`` formatted with its game-clustered interval ("—"
+    without any y)."""
+    x, y = row[f"{key}:x"], row[f"{key}:y"]
+    if not y:
+        return "—"
+    interval = stats.ratio_interval(x, y, row[f"{key}:xx"], row[f"{key}:yy"], row[f"{key}:xy"], games, confidence)
+    return fmt_pct_ci(x / y, interval) if percent else fmt_num_ci(x / y, interval)

@@ -1,0 +1,26 @@
+"""What every game's compiled play loop shares: the parallel block size, the game statuses the
+driver reads, and the script cursor of scenario replays (``balance play``).
+
+A scenario replays a list of decisions; a game's loop asks ``scripted`` before its strategy.
+The cursor lives in slot 0 of the loop's per-block ``work`` array (no allocation per game)."""
+from simcore.jit import kernel
+
+BLOCK = 256  # games per parallel work item; per-block scratch keeps the game loop allocation-free
+
+# a game's status: finished, a strategy broke the rules (only a plug-in can: the check is one
+# bit test per decision), a scenario's script ended before the game did, or (>= 0) the scripted
+# step that was illegal
+FINISHED = -1
+STRATEGY_BROKE_RULES = -2
+UNFINISHED = -3
+
+SCRIPT_CURSOR = 0  # work[SCRIPT_CURSOR]: how many scripted decisions have been used
+
+
+@kernel(globals(), inline="always")
+def scripted(script, work):
+    """The next scripted decision, or -1 when the script is used up (then the strategy decides)."""
+    if work[SCRIPT_CURSOR] < script.shape[0]:
+        work[SCRIPT_CURSOR] += 1
+        return script[work[SCRIPT_CURSOR] - 1]
+    return -1

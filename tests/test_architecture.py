@@ -1,0 +1,114 @@
+"""The layers of docs/architecture.md, checked by reading every import (ast, nothing is run):
+
+    cli -> analysis -> simcore <- strategies
+
+No module of the engine (simcore/) or of the players (strategies/) imports analysis or cli, and
+no import cycle exists anywhere in the project, counting imports inside functions too."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("simcore", "strategies", "analysis")
+
+
+def project_modules() -> dict[str, Path]:
+    modules = {"cli": ROOT / "cli.py"}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join(parts)] = path
+    return modules
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Project modules that ``name`` imports anywhere in its file (``from a import b`` counts as
+    ``a.b`` where that is a module, else as ``a``)."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".") if is_package else name.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:  # a name inside a module: the module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def layer(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_the_graph_is_read():
+    graph = import_graph()
+    assert "simcore.games.bird_weather.kernel" in graph and "analysis.summary" in graph["analysis.report"]
+    assert "simcore.games.sky_city.trap_language" in graph["simcore.games.sky_city.trap_odds"]
+    assert "cli" in graph and "strategies.chimera" in graph
+
+
+def test_engine_and_players_never_import_analysis_or_cli():
+    upward = [(module, target) for module, targets in import_graph().items() for target in targets
+              if layer(module) in ("simcore", "strategies") and layer(target) in ("analysis", "cli")]
+    assert upward == []
+
+
+def test_analysis_never_imports_cli_or_strategies():
+    wrong = [(module, target) for module, targets in import_graph().items() for target in targets
+             if layer(module) == "analysis" and layer(target) in ("cli", "strategies")]
+    assert wrong == []
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_anywhere():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
