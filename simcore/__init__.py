@@ -6,7 +6,7 @@ from pathlib import Path
 from simcore.version import __version__
 
 
-def _engine_fingerprint() -> str:
+def engine_fingerprint() -> str:
     """Hash of every engine and strategy source file.
 
     Numba's on-disk cache only checks the timestamp of the file a function is
@@ -23,9 +23,10 @@ def _engine_fingerprint() -> str:
     return digest.hexdigest()[:12]
 
 
+FINGERPRINT = engine_fingerprint()
 CACHE_ROOT = Path(os.environ.get("BALANCE_CACHE_DIR") or Path.home() / ".cache" / "balance")
 # numba reads this when it is first imported, which is after this package is.
-os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE_ROOT / f"numba-{_engine_fingerprint()}"))
+os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE_ROOT / f"numba-{FINGERPRINT}"))
 
 
 def run(*args, **kwargs):

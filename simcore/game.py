@@ -189,7 +189,7 @@ class Game:
 
     def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
         """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
-        from simcore.plugins import build_dispatch, load_plugin, module_copy
+        from simcore.plugins import load_plugin, plugin_build
 
         strategies = self.strategy_module()
         plugins = []
@@ -241,10 +241,7 @@ class Game:
                 params[seat, : len(values)] = values
         kernels = importlib.import_module(self.kernels_module)
         if plugins:
-            suffix = "plugins_" + "_".join(p.name.replace("-", "_") for p in plugins)
-            injected = build_dispatch(self.plugin_decisions, plugins, strategies)
-            strategy_copy = module_copy(strategies, suffix, injected)
-            kernels = module_copy(kernels, suffix, {"__strategies__": strategy_copy})
+            kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions)
         return Lineup(tuple(names), np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64), params, kernels,
                       tuple(p.path for p in plugins))
 

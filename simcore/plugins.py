@@ -10,17 +10,20 @@ functions with the signatures of the built-ins (docs/strategies.md)::
     def choose_play(params, seat, hand, legal, seen, table, number, follow, rules, streams): ...
 
 Numba resolves the functions a kernel calls when it compiles, and its disk
-cache cannot tell two different plug-ins apart, so a plug-in build re-executes
-the game's strategy and play-loop modules as fresh copies whose ``plugin_*``
-dispatchers call the user's functions, and compiles those copies in memory
-(``simcore.jit.kernel`` turns the disk cache off for them).  The stock modules
-and their cache are untouched.  Cost: one compile of the play loop per process
-that uses a plug-in (measured in BENCHMARKS.md).
+cache knows a function only by its source file, not by what it calls, so a
+plug-in build executes copies of the game's strategy and play-loop files whose
+``plugin_*`` dispatchers call the user's functions.  The copies are written to
+a folder of the compile cache named by a hash of the engine sources and of the
+plug-in files' contents (``plugin_build``): Numba caches them there like any
+other kernel, so only the first process to use a plug-in compiles it; an
+edited plug-in gets a new folder.  The stock modules and their cache are
+untouched.  Cost measured in BENCHMARKS.md.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,13 +106,40 @@ def build_dispatch(decisions: dict[str, str], plugins: list[Plugin], fallback_mo
     return injected
 
 
-def module_copy(module: ModuleType, suffix: str, injected: dict) -> ModuleType:
-    """Execute ``module``'s file again as a new module with ``injected`` globals set first."""
-    name = f"{module.__name__}__{suffix}"
-    spec = importlib.util.spec_from_file_location(name, module.__file__)
+_BUILDS: dict[str, ModuleType] = {}
+
+
+def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plugin], decisions: dict) -> ModuleType:
+    """The play loop of ``kernels`` with ``plugins`` wired into ``strategies``' dispatch: built
+    once per process, compiled once per machine (see the module docstring)."""
+    from simcore import CACHE_ROOT, FINGERPRINT
+
+    digest = hashlib.sha1(FINGERPRINT.encode())
+    for plugin in plugins:
+        digest.update(plugin.name.encode() + b"\0" + Path(plugin.path).read_bytes() + b"\0")
+    key = digest.hexdigest()[:16]
+    if key not in _BUILDS:
+        folder = CACHE_ROOT / "plugin-builds" / key
+        injected = build_dispatch(decisions, plugins, strategies)
+        strategy_copy = module_copy(strategies, folder, f"strategies_{key}", injected)
+        _BUILDS[key] = module_copy(kernels, folder, f"kernel_{key}", {"__strategies__": strategy_copy})
+    return _BUILDS[key]
+
+
+def module_copy(module: ModuleType, folder: Path, name: str, injected: dict) -> ModuleType:
+    """Execute a copy of ``module``'s file, kept as ``folder/<name>.py``, as a new module with
+    ``injected`` globals set first.  The file is written once (atomically): its unchanged time
+    stamp is what lets Numba's cache find the compiled copy again."""
+    path = folder / f"{name}.py"
+    source = Path(module.__file__).read_bytes()
+    if not path.is_file() or path.read_bytes() != source:
+        folder.mkdir(parents=True, exist_ok=True)
+        staged = folder / f".{name}.{os.getpid()}.tmp"
+        staged.write_bytes(source)
+        os.replace(staged, path)
+    spec = importlib.util.spec_from_file_location(name, path)
     copy = importlib.util.module_from_spec(spec)
     copy.__dict__.update(injected)
-    copy.__dict__["__plugin_build__"] = True
     sys.modules[name] = copy
     spec.loader.exec_module(copy)
     return copy

@@ -23,7 +23,7 @@ import numpy as np
 
 from simcore.bits import bit, kth_index, popcount
 from simcore.games.bird_weather.rules import (
-    R_DECK, R_FACEDOWN, R_PLAYERS, REVERSAL, T_FACEDOWN, T_NPLAYED, T_PLAY, resolve_trick, unseen_mask,
+    FACEDOWN_NONE, R_DECK, R_FACEDOWN, R_PLAYERS, REVERSAL, T_FACEDOWN, T_NPLAYED, T_PLAY, resolve_trick, unseen_mask,
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, below
@@ -105,7 +105,7 @@ def zero_trick_value(hand, seen, table, number, rules, seat):
     own = table[T_FACEDOWN + seat]
     others = False
     for s in range(rules[R_PLAYERS]):
-        if s != seat and table[T_FACEDOWN + s] >= 0:
+        if s != seat and table[T_FACEDOWN + s] != FACEDOWN_NONE:  # hidden, but still there
             others = True
     blind = expected_blind_points(hand, seen, table, number, rules, seat) if others else 0.0
     if own >= 0 and number[own] % 10 > blind:

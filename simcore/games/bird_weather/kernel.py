@@ -18,7 +18,7 @@ from simcore.games.bird_weather.rules import (
     C_FACEDOWN_TAKEN, C_REVERSALS, C_ZERO_POINTS, C_ZERO_SCORED, C_ZERO_WINS, L_CARD, L_DEAL, L_KIND,
     L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
     MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL,
-    T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_WON, TABLE_WIDTH,
+    FACEDOWN_HIDDEN, FACEDOWN_NONE, T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_WON, TABLE_WIDTH,
     ZERO_WIN, legal_plays, match_shares, resolve_trick,
 )
 from simcore.game import strategies_of
@@ -49,10 +49,23 @@ def deal_hands(streams, rules, deck, hands):
         hands[s] = h
 
 
+@kernel(globals(), inline="always")
+def show_own(table, facedown, seat):
+    """Before seat ``seat`` decides: its own face-down card shows in the table, no other's."""
+    table[T_FACEDOWN + seat] = facedown[seat]
+
+
+@kernel(globals(), inline="always")
+def hide_own(table, facedown, seat):
+    """After it decided: the card is hidden again (still there, or taken)."""
+    table[T_FACEDOWN + seat] = FACEDOWN_HIDDEN if facedown[seat] >= 0 else FACEDOWN_NONE
+
+
 @kernel(globals())
-def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies, params, streams,
+def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, streams,
               counters, script, script_picks, log, log_row):
-    """Play the tricks of one deal from the position in ``table``/``hands``.
+    """Play the tricks of one deal from the position in ``table``/``hands``/``facedown`` (each
+    seat's unused face-down card, -1 if none: the strategies see only their own, in the table).
 
     ``script``/``script_picks`` hold scripted plays (deck indices) and face-down
     picks (seats) used in order before the strategies decide; a scripted decision
@@ -79,8 +92,10 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return step
             else:
+                show_own(table, facedown, seat)
                 card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
                                    table, number, follow, rules, streams)
+                hide_own(table, facedown, seat)
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
             step += 1
@@ -104,7 +119,7 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
             available = np.uint64(0)
             if rules[R_FACEDOWN] != 0:
                 for s in range(n_players):
-                    if table[T_FACEDOWN + s] >= 0:
+                    if facedown[s] >= 0:
                         available |= bit(s)
             if available != 0:
                 if pick_step < script_picks.shape[0]:
@@ -112,13 +127,16 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
                     if pick_seat < 0 or pick_seat >= n_players or (available >> np.uint64(pick_seat)) & np.uint64(1) == 0:
                         return script.shape[0] + pick_step
                 else:
+                    show_own(table, facedown, winner)
                     pick_seat = choose_pick(strategies[winner], params, winner, available, hands[winner],
                                             seen, table, number, rules, streams)
+                    hide_own(table, facedown, winner)
                     if pick_seat < 0 or pick_seat >= n_players or (available >> np.uint64(pick_seat)) & np.uint64(1) == 0:
                         return STRATEGY_BROKE_RULES
                 pick_step += 1
-                pick_card = table[T_FACEDOWN + pick_seat]
-                table[T_FACEDOWN + pick_seat] = -1
+                pick_card = facedown[pick_seat]
+                facedown[pick_seat] = FACEDOWN_NONE
+                table[T_FACEDOWN + pick_seat] = FACEDOWN_NONE
                 seen |= bit(pick_card)
                 points = number[pick_card] % 10
                 counters[C_FACEDOWN_TAKEN] += 1
@@ -145,7 +163,7 @@ def play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies,
 
 
 @kernel(globals())
-def play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
+def play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, facedown, deck,
               totals, counters, opening, dealt, facedowns, log):
     """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,
     ``opening`` (the first deal's hands incl. face-down cards) and, where they have
@@ -161,7 +179,8 @@ def play_game(seed, index, rules, number, follow, strategies, params, streams, t
         table[T_DEAL] = d
         for s in range(n_players):
             table[T_TOTAL + s] = totals[s]
-            table[T_FACEDOWN + s] = -1
+            table[T_FACEDOWN + s] = FACEDOWN_NONE
+            facedown[s] = FACEDOWN_NONE
         deal_hands(streams, rules, deck, hands)
         for s in range(n_players):
             if d == 0:
@@ -174,10 +193,11 @@ def play_game(seed, index, rules, number, follow, strategies, params, streams, t
                 if card < 0 or card >= rules[R_DECK] or (hands[s] >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
                 hands[s] &= ~bit(card)
-                table[T_FACEDOWN + s] = card
+                facedown[s] = card
+                table[T_FACEDOWN + s] = FACEDOWN_HIDDEN
                 if d < facedowns.shape[0]:
                     facedowns[d, s] = card
-        status = play_deal(table, hands, d % n_players, rules[R_TRICKS], rules, number, follow, strategies,
+        status = play_deal(table, hands, facedown, d % n_players, rules[R_TRICKS], rules, number, follow, strategies,
                            params, streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
         if status != FINISHED:
             return status
@@ -202,6 +222,7 @@ def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
         hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
         deck = np.empty(rules[R_DECK], dtype=np.int64)
         totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
@@ -211,7 +232,7 @@ def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             status_out[g] = play_game(seed, start + g, rules, number, follow, strategies, params, streams, table,
-                                      hands, deck, totals, counters, hands_out[g], dealt, facedowns, log)
+                                      hands, facedown, deck, totals, counters, hands_out[g], dealt, facedowns, log)
             match_shares(totals, n_players, shares)
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -226,9 +247,10 @@ def play_logged(seed, index, rules, number, follow, strategies, params, log, dea
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     opening = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    return play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, deck,
+    return play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, facedown, deck,
               totals, counters, opening, dealt, facedowns, log)
 
 
@@ -250,10 +272,11 @@ def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, stra
     seed_streams(streams, seed, 0)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
     table[T_DEAL] = 0
+    cards = facedown.copy()  # the play loop takes them; the caller's array stays as dealt
     for s in range(n_players):
-        table[T_FACEDOWN + s] = facedown[s]
+        table[T_FACEDOWN + s] = FACEDOWN_HIDDEN if cards[s] >= 0 else FACEDOWN_NONE
         table[T_TOTAL + s] = 0
-    status = play_deal(table, hands, leader, n_tricks, rules, number, follow, strategies, params, streams,
+    status = play_deal(table, hands, cards, leader, n_tricks, rules, number, follow, strategies, params, streams,
                        counters, script, script_picks, log, 0)
     for s in range(n_players):
         totals[s] = table[T_SCORE + s]

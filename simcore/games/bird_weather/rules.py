@@ -24,8 +24,11 @@ public state a strategy may read (T_* slots), one int64 per field:
     T_PLAY + i             deck index of the i-th card of the trick (seat leader+i)
     T_SCORE + s            seat s's points in this deal so far
     T_TOTAL + s            seat s's points from earlier deals of the match
-    T_FACEDOWN + s         deck index of seat s's unused face-down card, -1 if none
-                           (a strategy may read only its own: the others are hidden)
+    T_FACEDOWN + s         what seat s's face-down card is, as the deciding seat may know it:
+                           its own unused card's deck index; FACEDOWN_HIDDEN (-2) for another
+                           seat's unused card (hidden in the real game); FACEDOWN_NONE (-1) once
+                           taken, or with no face-down rule.  The play loop keeps the cards
+                           themselves in an array of its own and shows each seat only its own.
     T_WON + s              tricks seat s has won this deal
 """
 import numpy as np
@@ -49,6 +52,8 @@ T_TOTAL = T_SCORE + MAX_PLAYERS
 T_FACEDOWN = T_TOTAL + MAX_PLAYERS
 T_WON = T_FACEDOWN + MAX_PLAYERS
 TABLE_WIDTH = T_WON + MAX_PLAYERS
+FACEDOWN_NONE = -1  # T_FACEDOWN + s: no unused face-down card
+FACEDOWN_HIDDEN = -2  # T_FACEDOWN + s: another seat's unused face-down card, not shown
 
 # how a trick was decided
 NORMAL, REVERSAL, ZERO_WIN = 0, 1, 2
