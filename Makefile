@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# compiled kernels are cached here, keyed by a hash of the engine sources (simcore/__init__.py)
+# compiled kernels are cached here, keyed by a hash of the engine sources (simcore/cache.py)
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
 DEMO_GAMES ?= 200000
 
@@ -18,8 +18,10 @@ $(BIN)/balance: pyproject.toml
 demo: $(BIN)/balance
 	$(BIN)/balance book --out reports/book --games $(DEMO_GAMES) --seed 1
 
+# one test process per core (pytest-xdist); they share compiled kernels through the cache above:
+# a kernel one process has compiled, the other loads from disk
 test: $(BIN)/balance
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 bench: $(BIN)/balance
 	$(BIN)/balance bench

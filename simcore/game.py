@@ -342,10 +342,32 @@ class Game:
                                f"plug-ins: {who})")
 
     # --- the reference engine ------------------------------------------------------------
+    @property
+    def reference(self) -> ModuleType:
+        """The game's ``reference.py``: the same rules in plain Python."""
+        return importlib.import_module(self.kernels_module.rpartition(".")[0] + ".reference")
+
+    def reference_rules(self, setup):
+        """The rules in force as the reference engine takes them."""
+        raise NotImplementedError
+
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` of run ``seed`` played at random by the plain-Python reference engine
         (from the same streams as the kernel's random play: what ``bench`` times)."""
-        raise NotImplementedError
+        return self.reference.play_game(self.reference_rules(setup), seed, index)
+
+    def reference_scenario(self, data: dict, where: str, keys: set[str], lists=("rounds",)):
+        """A scenario's setup and the reference engine's record of it: the reference checks every
+        scripted step first, so a wrong script is refused in the rules' own words."""
+        from simcore.scenarios import field
+
+        setup = self.scenario_setup(data, where, keys)
+        for key in lists:
+            field(data, key, list, where)
+        try:
+            return setup, self.reference.play_scenario(self.reference_rules(setup), data)
+        except BalanceError as exc:
+            raise BalanceError(f"{where}: {exc}") from None
 
     def reference_result(self, setup, seed: int, index: int) -> tuple[list[int], list[float]]:
         """The final scores and win shares of ``reference_game`` (conformance: kernel = reference)."""
@@ -396,6 +418,23 @@ class Game:
 
     def format_log(self, log: dict) -> str:
         raise NotImplementedError
+
+    def log_heading(self, log: dict) -> str:
+        """A log's first line: the game, the players, and for a replay the run, game and line-up."""
+        head = f"{self.title}, {log['players']} players"
+        if "seed" in log:
+            head += f" - run seed {log['seed']}, game {log['index']}"
+        if log.get("strategies"):
+            head += f" - {', '.join(log['strategies'])}"
+        return head
+
+    def closing_lines(self, log: dict, note: str = "") -> list[str]:
+        """A log's last lines: every seat's total (``note`` after them), then the winner, or that
+        the scripted tricks stopped before the game ended."""
+        totals = "Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])) + note
+        if any(log["shares"]):
+            return [totals, self.winner_line(log["shares"])]
+        return [totals, "(the scripted tricks end before the game does)"]
 
     @staticmethod
     def winner_line(shares) -> str:

@@ -112,7 +112,7 @@ _BUILDS: dict[str, ModuleType] = {}
 def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plugin], decisions: dict) -> ModuleType:
     """The play loop of ``kernels`` with ``plugins`` wired into ``strategies``' dispatch: built
     once per process, compiled once per machine (see the module docstring)."""
-    from simcore import CACHE_ROOT, FINGERPRINT
+    from simcore.cache import CACHE_ROOT, FINGERPRINT
 
     digest = hashlib.sha1(FINGERPRINT.encode())
     for plugin in plugins:

@@ -256,6 +256,10 @@ def heuristic_play(params, seat, hand, m0, m1, table, rules, masks):
             total = p * (win - cost + lead_next) + (1.0 - p) * keep
             if total > chosen_value:
                 chosen, chosen_value = card * 2 + slot, total
+    # the threat counts were built from the cards this seat has not seen, i.e. they describe its
+    # own hand: leave nothing of them in the table for the next seat to read
+    for i in range(4 * 3 * BINS):
+        table[T_SCRATCH + i] = 0
     return chosen
 
 

@@ -55,15 +55,15 @@ def test_every_player_count_and_strategy_plays_to_the_end(name, game):
 def test_events_schema(name, game):
     """Every event the metadata names is an unsigned integer count column of the rows, counted
     per a unit the summary knows; nothing else is called an event."""
-    players = game.player_counts[0]
-    setup = game.setup(players, game.variant())
-    result = run_games(game, setup, game.lineup("random", players), game.variant(), 3, 500, progress=False)
-    columns = result.frame.schema
-    assert result.meta["events"] and len({e["column"] for e in result.meta["events"]}) == len(result.meta["events"])
-    for event in result.meta["events"]:
-        assert set(event) == {"column", "label", "per"} and event["label"]
-        assert columns[event["column"]] in (pl.UInt8, pl.UInt16, pl.UInt32), event
-        assert result.frame[event["column"]].min() >= 0
+    for players in game.player_counts:
+        setup = game.setup(players, game.variant())
+        result = run_games(game, setup, game.lineup("random", players), game.variant(), 3, 500, progress=False)
+        columns, events = result.frame.schema, result.meta["events"]
+        assert events and len({e["column"] for e in events}) == len(events)
+        for event in events:
+            assert set(event) == {"column", "label", "per"} and event["label"]
+            assert columns[event["column"]] in (pl.UInt8, pl.UInt16, pl.UInt32), (players, event)
+            assert result.frame[event["column"]].min() >= 0
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -84,16 +84,16 @@ def test_kernel_equals_reference_game_for_game(name, game):
 def test_same_rows_for_any_thread_count_and_chunk_size_and_replays_match(name, game):
     import numba
 
-    players = game.player_counts[-1]
-    setup = game.setup(players, game.variant())
-    lineup = game.lineup(game.strong_strategy, players)
-    runs = [run_games(game, setup, lineup, game.variant(), 5, 2000, chunk_size=chunk, threads=threads,
-                      progress=False).frame
-            for threads, chunk in ((1, 700), (numba.config.NUMBA_NUM_THREADS, 2000), (1, 2000))]
-    assert runs[0].equals(runs[1]) and runs[1].equals(runs[2])
-    for index in (0, 1234, 1999):
-        log = game.replay(setup, lineup, 5, index)
-        assert log["scores"] == [runs[0][f"score_{s}"][index] for s in range(players)]
+    for players in game.player_counts:
+        setup = game.setup(players, game.variant())
+        lineup = game.lineup(game.strong_strategy, players)
+        runs = [run_games(game, setup, lineup, game.variant(), 5, 2000, chunk_size=chunk, threads=threads,
+                          progress=False).frame
+                for threads, chunk in ((1, 700), (numba.config.NUMBA_NUM_THREADS, 2000), (1, 2000))]
+        assert runs[0].equals(runs[1]) and runs[1].equals(runs[2]), (name, players)
+        for index in (0, 1234, 1999):
+            log = game.replay(setup, lineup, 5, index)
+            assert log["scores"] == [runs[0][f"score_{s}"][index] for s in range(players)]
 
 
 def _scenario_files(name):

@@ -124,10 +124,6 @@ class BirdWeather(Game, rules=bw):
         return {"game": name, "players": record.players, "deals": deals, "tricks": tricks,
                 "scores": list(record.scores), "shares": list(record.shares), "counters": dict(record.counters)}
 
-    def reference_game(self, setup, seed: int, index: int) -> ref.GameRecord:
-        """Game ``index`` played at random by the reference engine (what bench times)."""
-        return ref.play_game(self.reference_rules(setup), seed, index)
-
     def reference_log(self, setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:
         """The reference engine's log of game ``index``: random play from the same streams,
         or (``decisions_from``) the decisions of a compiled log replayed and checked."""
@@ -235,13 +231,7 @@ class BirdWeather(Game, rules=bw):
 
     # --- text -----------------------------------------------------------------------
     def format_log(self, log: dict) -> str:
-        lines = []
-        head = f"{self.title}, {log['players']} players"
-        if "seed" in log:
-            head += f" - run seed {log['seed']}, game {log['index']}"
-        if log.get("strategies"):
-            head += f" - {', '.join(log['strategies'])}"
-        lines.append(head)
+        lines = [self.log_heading(log)]
         for deal in log["deals"]:
             if len(log["deals"]) > 1:
                 lines.append(f"Deal {deal['deal'] + 1} (seat {deal['leader']} leads)")

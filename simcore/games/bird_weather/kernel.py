@@ -30,6 +30,7 @@ strategy = globals().get("__strategies__") or strategies_of(__name__)  # the reg
 choose_facedown = strategy.choose_facedown
 choose_play = strategy.choose_play
 choose_pick = strategy.choose_pick
+RANDOM = strategy.RANDOM  # the one player that reads nothing of the table: no card to show it
 
 
 @kernel(globals(), inline="always")
@@ -92,10 +93,14 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return step
             else:
-                show_own(table, facedown, seat)
-                card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
-                                   table, number, follow, rules, streams)
-                hide_own(table, facedown, seat)
+                if strategies[seat] == RANDOM:
+                    card = choose_play(RANDOM, params, seat, hands[seat], legal, seen,
+                                       table, number, follow, rules, streams)
+                else:
+                    show_own(table, facedown, seat)
+                    card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
+                                       table, number, follow, rules, streams)
+                    hide_own(table, facedown, seat)
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
             step += 1

@@ -167,11 +167,8 @@ class Chimera(Game, rules=cm):
                "ids": {"moves": moves}}
         return out
 
-    def reference_game(self, setup, seed: int, index: int):
-        """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.games.chimera import reference as ref
-
-        return ref.play_game(reference_rules(setup), seed, index)
+    def reference_rules(self, setup):
+        return reference_rules(setup)
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         log = super().replay(setup, lineup, seed, index)
@@ -184,16 +181,7 @@ class Chimera(Game, rules=cm):
         through both engines: the reference checks and plays the script, the compiled engine
         replays the same deal, piles and moves and must reach the same fields, winners,
         grimoires, crystals, scores and counters — and offer the same legal moves at every play."""
-        from simcore.games.chimera import reference as ref
-        from simcore.scenarios import field
-
-        setup = self.scenario_setup(data, where, set(ref.SCENARIO_KEYS))
-        field(data, "hands", list, where)
-        field(data, "rounds", list, where)
-        try:
-            record = ref.play_scenario(reference_rules(setup), data)
-        except BalanceError as exc:
-            raise BalanceError(f"{where}: {exc}") from None
+        setup, record = self.reference_scenario(data, where, set(self.reference.SCENARIO_KEYS), ("hands", "rounds"))
         reference = record_dict(setup, record)
         reference["legal"] = reference_legal_moves(setup, record)
         p, t = setup.players, setup.tricks
@@ -257,9 +245,7 @@ class Chimera(Game, rules=cm):
 
     def format_log(self, log: dict) -> str:
         p = log["players"]
-        lines = [f"{self.title}, {p} players"
-                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
-                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        lines = [self.log_heading(log)]
         lines += [f"!! {note}" for note in log.get("assumed", [])]
         if log["boxed_familiars"] or log["boxed_grimoires"]:
             lines.append(f"boxed for the game: familiars {' '.join(log['boxed_familiars']) or '-'}; "
@@ -288,13 +274,7 @@ class Chimera(Game, rules=cm):
             if r["round_scores"]:
                 lines.append(f"  taken {r['taken']}  crystals {r['crystals']}  conversions {r['conversions']}")
                 lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}")
-        lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"]))
-                     + f"  (hand scores {log['hand_scores']})")
-        if any(log["shares"]):
-            lines.append(self.winner_line(log["shares"]))
-        else:
-            lines.append("(the scripted tricks end before the game does)")
-        return "\n".join(lines)
+        return "\n".join(lines + self.closing_lines(log, f"  (hand scores {log['hand_scores']})"))
 
 
 def reference_rules(setup):

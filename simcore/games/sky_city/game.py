@@ -119,11 +119,8 @@ class SkyCity(Game, rules=sc):
                 "shares": [1.0 if s == winner else 0.0 for s in range(setup.players)],
                 "counters": {name: int(counters[c]) for c, name in enumerate(sc.COUNTER_NAMES)}}
 
-    def reference_game(self, setup, seed: int, index: int):
-        """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.games.sky_city import reference as ref
-
-        return ref.play_game(reference_rules(setup), seed, index)
+    def reference_rules(self, setup):
+        return reference_rules(setup)
 
     # --- scenarios --------------------------------------------------------------------------
     def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
@@ -186,9 +183,7 @@ class SkyCity(Game, rules=sc):
                 "counters": log["counters"]}
 
     def format_log(self, log: dict) -> str:
-        lines = [f"{self.title}, {log['players']} players"
-                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
-                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        lines = [self.log_heading(log)]
         running = list(log.get("start_scores") or [0] * log["players"])
         for r in log["rounds"]:
             running = [a + b for a, b in zip(running, r["points"])]

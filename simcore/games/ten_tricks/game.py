@@ -106,11 +106,8 @@ class TenTricks(Game, rules=tt):
                 "counters": {n: int(counters[c]) for c, n in enumerate(tt.COUNTER_NAMES[:tt.N_REFERENCE_COUNTERS])},
                 "ids": ids}
 
-    def reference_game(self, setup, seed: int, index: int):
-        """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.games.ten_tricks import reference as ref
-
-        return ref.play_game(reference_rules(setup), seed, index)
+    def reference_rules(self, setup):
+        return reference_rules(setup)
 
     # --- scenarios --------------------------------------------------------------------------
     def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
@@ -118,15 +115,7 @@ class TenTricks(Game, rules=tt):
         LATER section) through both engines: the reference checks and plays the script, the
         compiled engine replays the same hands and decisions and must reach the same tricks,
         boards, tracks and scores."""
-        from simcore.games.ten_tricks import reference as ref
-        from simcore.scenarios import field
-
-        setup = self.scenario_setup(data, where, {"start_totals", "start_round", "rounds"})
-        field(data, "rounds", list, where)
-        try:
-            record = ref.play_scenario(reference_rules(setup), data)
-        except BalanceError as exc:
-            raise BalanceError(f"{where}: {exc}") from None
+        setup, record = self.reference_scenario(data, where, {"start_totals", "start_round", "rounds"})
         reference = record_dict(setup, record)
         p = setup.players
         deal_rows, script = [], []
@@ -187,9 +176,7 @@ class TenTricks(Game, rules=tt):
 
     def format_log(self, log: dict) -> str:
         p = log["players"]
-        lines = [f"{self.title}, {p} players"
-                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
-                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        lines = [self.log_heading(log)]
         tricks = iter(log["tricks"])
         pending = next(tricks, None)
         for r in log["rounds"]:
@@ -214,13 +201,7 @@ class TenTricks(Game, rules=tt):
             if r["round_scores"]:
                 lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}  "
                              f"(tracks {r['tracks_end']}, lost {r['lost_counts']})")
-        lines.append("Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"]))
-                     + (" (round cap hit)" if log["capped"] else ""))
-        if any(log["shares"]):
-            lines.append(self.winner_line(log["shares"]))
-        else:
-            lines.append("(the scripted tricks end before the game does)")
-        return "\n".join(lines)
+        return "\n".join(lines + self.closing_lines(log, " (round cap hit)" if log["capped"] else ""))
 
 
 def reference_rules(setup):

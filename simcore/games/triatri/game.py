@@ -118,26 +118,15 @@ class TriATri(Game, rules=tt):
                 "counters": {n: int(counters[c]) for c, n in enumerate(tt.COUNTER_NAMES) if n != "end"},
                 "ids": ids}
 
-    def reference_game(self, setup, seed: int, index: int):
-        """Game ``index`` played at random by the reference engine (what bench times)."""
-        from simcore.games.triatri import reference as ref
-
-        return ref.play_game(reference_rules(setup), seed, index)
+    def reference_rules(self, setup):
+        return reference_rules(setup)
 
     # --- scenarios --------------------------------------------------------------------------
     def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
         """Scripted deals, bids, gem choices and cards (docs/scenarios.md, TriATri section) through
         both engines: the reference checks and plays the script, the compiled engine replays the
         same deals and decisions and must reach the same tricks, gems and scores."""
-        from simcore.games.triatri import reference as ref
-        from simcore.scenarios import field
-
-        setup = self.scenario_setup(data, where, {"start_round", "start_gems", "rounds"})
-        field(data, "rounds", list, where)
-        try:
-            record = ref.play_scenario(reference_rules(setup), data)
-        except BalanceError as exc:
-            raise BalanceError(f"{where}: {exc}") from None
+        setup, record = self.reference_scenario(data, where, {"start_round", "start_gems", "rounds"})
         reference = record_dict(setup, record)
         p = setup.players
         deal_rows, script = [], []
@@ -188,9 +177,7 @@ class TriATri(Game, rules=tt):
 
     def format_log(self, log: dict) -> str:
         p = log["players"]
-        lines = [f"{self.title}, {p} players"
-                 + (f" - run seed {log['seed']}, game {log['index']}" if "seed" in log else "")
-                 + (f" - {', '.join(log['strategies'])}" if log.get("strategies") else "")]
+        lines = [self.log_heading(log)]
         tricks = iter(log["tricks"])
         pending = next(tricks, None)
         for r in log["rounds"]:
