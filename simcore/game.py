@@ -1,10 +1,11 @@
 """What every game offers the driver, the command line and the tests, and the registry.
 
-A game is a subclass of :class:`Game` in ``simcore/games/<game>/game.py``.  It
-names its compiled modules; this base class supplies the parts that are the
-same for every game: strategy line-ups (built-ins and plug-ins), variant
-loading, and the Parquet schema conventions (score_s, share_s, one column per
-rule event).  Adding a game = one entry in GAMES plus its four files.
+A game is a subclass of :class:`Game` in ``simcore/games/<game>/game.py`` that names its rules
+module; this base class supplies what is the same for every game: variants and setup, strategy
+line-ups (built-ins and plug-ins), a chunk of games as Parquet columns from the outputs the game
+declares (``Columns``), logs in batches, the reference engine's games and scenarios, and the
+text of a log.  Adding a game = its folder, its strategies module and one ``register`` line
+(docs/architecture.md, "Adding a game").
 """
 from __future__ import annotations
 
