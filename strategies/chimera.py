@@ -205,13 +205,16 @@ def heuristic_play(params, seat, hand, m0, m1, table, rules, masks):
     share = min(1.0, held / n_unseen) if n_unseen > 0 else 0.0
     beat = best_so_far(table, lead, n_players) if lead >= 0 else -1
     # the threats: per lead suit in question (the leader's own card decides it)
+    filled = 0  # scratch blocks of threat counts filled: bit s = the block at T_SCRATCH + s*3*BINS
     if lead >= 0:
         if (m0 | m1) & masks[M_SUIT + lead] or suit_of(top0) == lead or suit_of(top1) == lead:
             threat_counts(table, rules, masks, seat, unseen, lead, T_SCRATCH)   # (else nothing can follow)
+            filled = 1
     else:
         for s in range(4):
             if (m0 | m1) & masks[M_SUIT + s]:
                 threat_counts(table, rules, masks, seat, unseen, s, T_SCRATCH + s * 3 * BINS)
+                filled |= 1 << s
 
     n_suits = 0
     for s in range(4):
@@ -258,8 +261,10 @@ def heuristic_play(params, seat, hand, m0, m1, table, rules, masks):
                 chosen, chosen_value = card * 2 + slot, total
     # the threat counts were built from the cards this seat has not seen, i.e. they describe its
     # own hand: leave nothing of them in the table for the next seat to read
-    for i in range(4 * 3 * BINS):
-        table[T_SCRATCH + i] = 0
+    for s in range(4):
+        if (filled >> s) & 1:
+            for i in range(later * BINS):
+                table[T_SCRATCH + s * 3 * BINS + i] = 0
     return chosen
 
 
