@@ -392,7 +392,22 @@ class Game:
         return 1000
 
     def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
-        """The logs of a few games, from the compiled ``play_many_logged``."""
+        """The logs of a few games: the compiled ``play_many_logged(seed, indices, *kernel_inputs,
+        ids, params, *log_buffers, status)`` fills the buffers the game declares, and
+        ``log_dict(setup, *one game's rows)`` reads each game's."""
+        buffers = self.log_buffers(setup, len(indices))
+        status = np.zeros(len(indices), dtype=np.int8)
+        lineup.kernels.play_many_logged(seed, indices, *self.kernel_inputs(setup), lineup.ids, lineup.params,
+                                        *buffers, status)
+        self.check_status(status, lineup, indices, seed)
+        return [self.log_dict(setup, *(buffer[g] for buffer in buffers)) for g in range(len(indices))]
+
+    def log_buffers(self, setup, k: int) -> tuple[np.ndarray, ...]:
+        """The arrays ``play_many_logged`` fills for ``k`` games (a leading game axis each)."""
+        raise NotImplementedError
+
+    def log_dict(self, setup, *rows) -> dict:
+        """One game's log as a dictionary (what ``replay`` prints and the tests compare)."""
         raise NotImplementedError
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.bird_weather import rules as bw
 from simcore.games.bird_weather import reference as ref
 from simcore.bits import mask_to_list
@@ -68,22 +68,14 @@ class BirdWeather(Game, rules=bw):
         return [str(number) for number in setup.cards]  # deck index = bit; every number printed once
 
     # --- logs ------------------------------------------------------------------------
-    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
-        k = len(indices)
+    def log_buffers(self, setup, k):
         rows = setup.deals * setup.tricks
-        logs = np.full((k, rows, bw.LOG_WIDTH), -1, dtype=np.int64)
-        dealt = np.zeros((k, setup.deals, bw.MAX_PLAYERS), dtype=np.uint64)
-        facedowns = np.full((k, setup.deals, bw.MAX_PLAYERS), -1, dtype=np.int64)
-        totals = np.zeros((k, bw.MAX_PLAYERS), dtype=np.int64)
-        counters = np.zeros((k, bw.N_COUNTERS), dtype=np.int64)
-        status = np.zeros(k, dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.number, setup.follow, lineup.ids,
-                                        lineup.params, logs, dealt, facedowns, totals, counters, status)
-        self.check_status(status, lineup, indices, seed)
-        return [self._log_dict(setup, logs[g], dealt[g], facedowns[g], totals[g], counters[g])
-                for g in range(k)]
+        return (np.full((k, rows, bw.LOG_WIDTH), -1, dtype=np.int64),
+                np.zeros((k, setup.deals, bw.MAX_PLAYERS), dtype=np.uint64),  # the hands dealt
+                np.full((k, setup.deals, bw.MAX_PLAYERS), -1, dtype=np.int64),  # the face-down cards
+                np.zeros((k, bw.MAX_PLAYERS), dtype=np.int64), np.zeros((k, bw.N_COUNTERS), dtype=np.int64))
 
-    def _log_dict(self, setup, log, dealt, facedowns, totals, counters) -> dict:
+    def log_dict(self, setup, log, dealt, facedowns, totals, counters) -> dict:
         p = setup.players
         card = setup.cards
         deals = []
@@ -218,7 +210,7 @@ class BirdWeather(Game, rules=bw):
             self.check_status(np.array([status]), lineup, [0], seed)
         if status >= 0:
             raise BalanceError(f"the compiled engine refused scripted step {status} that the reference accepted (a bug)")
-        out = self._log_dict(setup, log, dealt, fd.reshape(1, -1), totals, counters)
+        out = self.log_dict(setup, log, dealt, fd.reshape(1, -1), totals, counters)
         out["deals"][0]["leader"] = leader
         return out
 

@@ -99,21 +99,14 @@ class Chimera(Game, rules=cm):
     def log_batch(self, setup) -> int:
         return max(1, min(1000, 2_000_000 // (setup.rounds * setup.tricks * cm.LOG_WIDTH)))
 
-    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
-        k = len(indices)
-        logs = np.full((k, setup.rounds * setup.tricks, cm.LOG_WIDTH), -9, dtype=np.int64)
-        round_logs = np.full((k, setup.rounds, cm.ROUND_LOG_WIDTH), -9, dtype=np.int64)
-        infos = np.zeros((k, cm.INFO_WIDTH), dtype=np.int64)
-        shares = np.zeros((k, cm.MAX_PLAYERS), dtype=np.float64)
-        counters = np.zeros((k, cm.N_COUNTERS), dtype=np.int64)
-        status = np.zeros(k, dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.masks, lineup.ids, lineup.params, logs,
-                                        round_logs, infos, shares, counters, status)
-        self.check_status(status, lineup, indices, seed)
-        return [self._log_dict(setup, logs[g], round_logs[g], infos[g], shares[g], counters[g], int(status[g]))
-                for g in range(k)]
+    def log_buffers(self, setup, k):
+        return (np.full((k, setup.rounds * setup.tricks, cm.LOG_WIDTH), -9, dtype=np.int64),
+                np.full((k, setup.rounds, cm.ROUND_LOG_WIDTH), -9, dtype=np.int64),
+                np.zeros((k, cm.INFO_WIDTH), dtype=np.int64), np.zeros((k, cm.MAX_PLAYERS), dtype=np.float64),
+                np.zeros((k, cm.N_COUNTERS), dtype=np.int64))
 
-    def _log_dict(self, setup, log, round_log, info, shares, counters, status) -> dict:
+    def log_dict(self, setup, log, round_log, info, shares, counters, status=-1) -> dict:
+        """One game's log; ``status`` -1 (finished) unless a scenario's script stopped it."""
         p, t = setup.players, setup.tricks
         name = cm.card_name
         cards = lambda mask: [name(c) for c in _bits(mask)]  # noqa: E731
@@ -205,7 +198,7 @@ class Chimera(Game, rules=cm):
             _as_int64(sum(1 << c for c in record.boxed_familiars)),
             _as_int64(sum(1 << g for g in record.boxed_grimoires)), orders, script, len(record.rounds), trick_limit,
             log, round_log, info, shares, counters)
-        compiled = self._log_dict(setup, log, round_log, info, shares, counters, int(status))
+        compiled = self.log_dict(setup, log, round_log, info, shares, counters, int(status))
         compiled["legal"] = [[_moves(row[cm.L_LEGAL + 2 * i], row[cm.L_LEGAL + 2 * i + 1]) for i in range(p)]
                              for row in log[:tricks]]
         compiled.pop("ids")

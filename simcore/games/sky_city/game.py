@@ -98,9 +98,9 @@ class SkyCity(Game, rules=sc):
                                         lineup.ids, lineup.params, logs, totals, counters, winners, judged, fired,
                                         stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, indices, seed)
-        return [self._log_dict(setup, logs[g], totals[g], counters[g], int(winners[g])) for g in range(k)]
+        return [self.log_dict(setup, logs[g], totals[g], counters[g], int(winners[g])) for g in range(k)]
 
-    def _log_dict(self, setup, log, totals, counters, winner: int) -> dict:
+    def log_dict(self, setup, log, totals, counters, winner: int) -> dict:
         rounds = []
         for row in log:
             if row[sc.L_ROUND] < 0:
@@ -163,7 +163,7 @@ class SkyCity(Game, rules=sc):
         winner = lineup.kernels.play_scenario(setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
                                               lineup.params, start, int(final), trap_script, declare_script,
                                               np.array(draws, dtype=np.int64), log, totals, counters)
-        compiled = self._log_dict(setup, log, totals, counters, int(winner))
+        compiled = self.log_dict(setup, log, totals, counters, int(winner))
         reference = {"rounds": [{"round": r.round, "trap": r.trap, "trap_index": r.trap_index, "final": r.final,
                                  "declared": list(r.declared), "dice": [d for e in r.rolls for d in e["dice"]],
                                  "points": list(r.points), "ended_by": r.ended_by} for r in record.rounds],

@@ -6,7 +6,7 @@ import numpy as np
 
 from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.ten_tricks import rules as tt
 
 
@@ -48,22 +48,13 @@ class TenTricks(Game, rules=tt):
                 else None for card in range(tt.N_CARDS)]
 
     # --- logs ------------------------------------------------------------------------
-    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
-        k = len(indices)
-        logs = np.full((k, setup.max_rounds * setup.hand_size, tt.LOG_WIDTH), -9, dtype=np.int64)
-        round_logs = np.full((k, setup.max_rounds, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
-        scores = np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64)
-        shares = np.zeros((k, tt.MAX_PLAYERS), dtype=np.float64)
-        counters = np.zeros((k, tt.N_COUNTERS), dtype=np.int64)
-        uppers = np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64)
-        status = np.zeros(k, dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.masks, lineup.ids, lineup.params, logs,
-                                        round_logs, scores, shares, counters, uppers, status)
-        self.check_status(status, lineup, indices, seed)
-        return [self._log_dict(setup, logs[g], round_logs[g], scores[g], shares[g], counters[g], uppers[g])
-                for g in range(k)]
+    def log_buffers(self, setup, k):
+        return (np.full((k, setup.max_rounds * setup.hand_size, tt.LOG_WIDTH), -9, dtype=np.int64),
+                np.full((k, setup.max_rounds, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64),
+                np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64), np.zeros((k, tt.MAX_PLAYERS), dtype=np.float64),
+                np.zeros((k, tt.N_COUNTERS), dtype=np.int64), np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64))
 
-    def _log_dict(self, setup, log, round_log, scores, shares, counters, uppers) -> dict:
+    def log_dict(self, setup, log, round_log, scores, shares, counters, uppers) -> dict:
         p = setup.players
         name = setup.card_name
         names = lambda mask: [name(c) for c in mask_to_list(mask)]  # noqa: E731
@@ -146,7 +137,7 @@ class TenTricks(Game, rules=tt):
             trick_limit, np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
             np.array(script, dtype=np.int64), np.array([r.leader for r in record.rounds], dtype=np.int64), log,
             round_log, scores, shares, counters, uppers)
-        compiled = self._log_dict(setup, log, round_log, scores, shares, counters, uppers)
+        compiled = self.log_dict(setup, log, round_log, scores, shares, counters, uppers)
         if not record.finished:  # no winner yet
             compiled.update(shares=[0.0] * p, winner=-1, capped=False)
         compiled.pop("ids")

@@ -6,7 +6,7 @@ import numpy as np
 
 from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.triatri import rules as tt
 
 GEM_SOURCES = ("supply", "own")
@@ -60,23 +60,13 @@ class TriATri(Game, rules=tt):
         return [setup.card_name(card) for card in range(setup.deck_size)]  # the fakes are one printed card
 
     # --- logs ------------------------------------------------------------------------
-    def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
-        k = len(indices)
-        rows = setup.rounds * (tt.HAND_SIZE - 1)
-        logs = np.full((k, rows, tt.LOG_WIDTH), -9, dtype=np.int64)
-        deal_logs = np.full((k, 8 * setup.rounds, tt.DEAL_LOG_WIDTH), -9, dtype=np.int64)
-        scores = np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64)
-        shares = np.zeros((k, tt.MAX_PLAYERS), dtype=np.float64)
-        counters = np.zeros((k, tt.N_COUNTERS), dtype=np.int64)
-        gems = np.zeros((k, tt.MAX_PLAYERS, 3), dtype=np.int64)
-        status = np.zeros(k, dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.cards, setup.masks, lineup.ids,
-                                        lineup.params, logs, deal_logs, scores, shares, counters, gems, status)
-        self.check_status(status, lineup, indices, seed)
-        return [self._log_dict(setup, logs[g], deal_logs[g], scores[g], shares[g], counters[g], gems[g])
-                for g in range(k)]
+    def log_buffers(self, setup, k):
+        return (np.full((k, setup.rounds * (tt.HAND_SIZE - 1), tt.LOG_WIDTH), -9, dtype=np.int64),
+                np.full((k, 8 * setup.rounds, tt.DEAL_LOG_WIDTH), -9, dtype=np.int64),
+                np.zeros((k, tt.MAX_PLAYERS), dtype=np.int64), np.zeros((k, tt.MAX_PLAYERS), dtype=np.float64),
+                np.zeros((k, tt.N_COUNTERS), dtype=np.int64), np.zeros((k, tt.MAX_PLAYERS, 3), dtype=np.int64))
 
-    def _log_dict(self, setup, log, deal_log, scores, shares, counters, gems) -> dict:
+    def log_dict(self, setup, log, deal_log, scores, shares, counters, gems) -> dict:
         p = setup.players
         name = setup.card_name
         rounds = []
@@ -155,7 +145,7 @@ class TriATri(Game, rules=tt):
                                      first_round, len(record.rounds), trick_limit,
                                      np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
                                      np.array(script, dtype=np.int64), log, deal_log, scores, shares, counters, gems)
-        compiled = self._log_dict(setup, log, deal_log, scores, shares, counters, gems)
+        compiled = self.log_dict(setup, log, deal_log, scores, shares, counters, gems)
         if not record.finished:  # no ending and no winner yet
             compiled.update(end=None, shares=[0.0] * p, winner=-1)
             reference.update(end=None, shares=[0.0] * p, winner=-1)
