@@ -435,6 +435,13 @@ class Game:
     def format_log(self, log: dict) -> str:
         raise NotImplementedError
 
+    @staticmethod
+    def require_agreement(agree: bool, where: str) -> None:
+        """A scenario the two engines play differently is a bug in one of them: refuse it."""
+        if not agree:
+            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
+                               "(a bug: please report it with this file)")
+
     def log_heading(self, log: dict) -> str:
         """A log's first line: the game, the players, and for a replay the run, game and line-up."""
         head = f"{self.title}, {log['players']} players"

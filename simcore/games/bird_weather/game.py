@@ -177,9 +177,7 @@ class BirdWeather(Game, rules=bw):
             raise BalanceError(f"{where}: {len(picks)} scripted picks, but only {picks_made} face-down card(s) "
                                "were taken in this deal")
         reference = self._record_dict(record, self.name)
-        if compiled["tricks"] != reference["tricks"] or compiled["scores"] != reference["scores"]:
-            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
-                               "(a bug: please report it with this file)")
+        self.require_agreement(all(compiled[key] == reference[key] for key in ("tricks", "scores")), where)
         compiled.update(engines_agree=True, strategies=list(lineup.names))
         return compiled
 

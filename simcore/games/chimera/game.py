@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, Lineup, per_seat
 from simcore.games.chimera import rules as cm
 
@@ -203,9 +202,7 @@ class Chimera(Game, rules=cm):
                              for row in log[:tricks]]
         compiled.pop("ids")
         reference.pop("ids")
-        if status == -2 or compiled != reference:
-            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
-                               "(a bug: please report it with this file)")
+        self.require_agreement(status != -2 and compiled == reference, where)
         compiled.update(engines_agree=True, assumed=list(setup.assumed))
         return compiled
 

@@ -168,10 +168,7 @@ class SkyCity(Game, rules=sc):
                                  "declared": list(r.declared), "dice": [d for e in r.rolls for d in e["dice"]],
                                  "points": list(r.points), "ended_by": r.ended_by} for r in record.rounds],
                      "scores": list(record.scores), "winner": -1 if record.winner is None else record.winner}
-        if compiled["rounds"] != reference["rounds"] or compiled["scores"] != reference["scores"] \
-                or compiled["winner"] != reference["winner"]:
-            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
-                               "(a bug: please report it with this file)")
+        self.require_agreement(all(compiled[key] == reference[key] for key in ("rounds", "scores", "winner")), where)
         compiled.update(engines_agree=True, finished=record.finished, start_scores=[int(x) for x in start[:p]])
         return compiled
 

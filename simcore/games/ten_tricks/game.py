@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.bits import mask_to_list
-from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.ten_tricks import rules as tt
 
@@ -142,9 +141,7 @@ class TenTricks(Game, rules=tt):
             compiled.update(shares=[0.0] * p, winner=-1, capped=False)
         compiled.pop("ids")
         reference.pop("ids")
-        if status == -2 or compiled != {**reference, "game": self.name}:
-            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
-                               "(a bug: please report it with this file)")
+        self.require_agreement(status != -2 and compiled == {**reference, "game": self.name}, where)
         compiled.update(engines_agree=True, finished=record.finished, start_totals=start_totals[:p].tolist())
         return compiled
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.bits import mask_to_list
-from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.triatri import rules as tt
 
@@ -149,9 +148,7 @@ class TriATri(Game, rules=tt):
         if not record.finished:  # no ending and no winner yet
             compiled.update(end=None, shares=[0.0] * p, winner=-1)
             reference.update(end=None, shares=[0.0] * p, winner=-1)
-        if compiled != {**reference, "game": self.name}:
-            raise BalanceError(f"{where}: the compiled and reference engines disagree on this scenario "
-                               "(a bug: please report it with this file)")
+        self.require_agreement(compiled == {**reference, "game": self.name}, where)
         compiled.update(engines_agree=True, finished=record.finished, start_gems=start_gems[:p].tolist())
         return compiled
 
