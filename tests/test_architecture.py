@@ -7,6 +7,8 @@ no import cycle exists anywhere in the project, counting imports inside function
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simcore", "strategies", "analysis")
 
@@ -112,3 +114,17 @@ def test_no_import_cycle_anywhere():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_plugins_written_before_game_folders_still_import_the_encoding():
+    """A plug-in file from before games had folders imports the encoding from the game's package;
+    the package hands those names on from rules.py."""
+    from simcore.games import bird_weather, chimera, sky_city
+    from simcore.games.bird_weather import rules as bw
+    from simcore.games.chimera import rules as cm
+    from simcore.games.sky_city import rules as sc
+
+    assert bird_weather.T_FACEDOWN == bw.T_FACEDOWN and bird_weather.resolve_trick is bw.resolve_trick
+    assert chimera.T_SCRATCH == cm.T_SCRATCH and sky_city.R_DICE == sc.R_DICE
+    with pytest.raises(AttributeError):
+        bird_weather.NO_SUCH_SLOT
