@@ -99,10 +99,15 @@ def wins_for_now(table, card):
 # --- random -----------------------------------------------------------------
 
 @kernel(globals(), inline="always")
-def random_swap(hand, streams):
+def random_swap(params, seat, hand, table, rules, masks, streams):
     if below(streams, PLAY, 2) == 1:
         return random_card(hand, streams)
     return -1
+
+
+@kernel(globals(), inline="always")
+def random_play(params, seat, hand, legal, table, rules, masks, streams):
+    return random_card(legal, streams)
 
 
 # --- greedy -----------------------------------------------------------------
@@ -249,7 +254,7 @@ if "plugin_play" not in globals():  # stock build: no plug-ins, these are never 
 
     @kernel(globals())
     def plugin_swap(k, params, seat, hand, table, rules, masks, streams):
-        return random_swap(hand, streams)
+        return random_swap(params, seat, hand, table, rules, masks, streams)
 
     @kernel(globals())
     def plugin_play(k, params, seat, hand, legal, table, rules, masks, streams):
@@ -261,7 +266,7 @@ if "plugin_play" not in globals():  # stock build: no plug-ins, these are never 
 @kernel(globals(), inline="always")
 def choose_swap(strategy, params, seat, hand, table, rules, masks, streams):
     if strategy == RANDOM:
-        return random_swap(hand, streams)
+        return random_swap(params, seat, hand, table, rules, masks, streams)
     if strategy == GREEDY:
         return lowest_number_card(hand)
     if strategy == HEURISTIC:

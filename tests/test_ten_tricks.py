@@ -236,3 +236,51 @@ def test_variant_file_changes_the_game(tmp_path):
     events = {e["column"]: e for e in summary["events"]}
     assert summary["variant"]["name"] == "to 15" and events["swaps"]["total"] == 0
     assert min(s["mean_score"] for s in summary["seats"]) > 11
+
+
+EXAMPLE_PLUGIN = Path(__file__).resolve().parent.parent / "examples" / "plugins" / "ten-tricks-low-survivor.py"
+
+
+def test_plugins_fall_back_to_random_for_what_they_leave_out(game, tmp_path):
+    """A plug-in that defines no decision plays exactly like the built-in `random` (same draws,
+    same rows); the example plug-in, which defines only ``choose_play``, plays its lowest legal
+    survivor every time and loses to random players (docs: 19.04% at 20,000 games)."""
+    empty = tmp_path / "nothing.py"
+    empty.write_text('GAME = "ten-tricks"\nNAME = "nothing"\n')
+    setup = game.setup(4, game.variant())
+    random_rows = game.run_chunk(setup, game.lineup("random", 4), 11, 0, 2_000)
+    empty_rows = game.run_chunk(setup, game.lineup("nothing,random,random,random", 4, [empty]), 11, 0, 2_000)
+    assert random_rows.keys() == empty_rows.keys()
+    for name in random_rows:
+        assert np.array_equal(random_rows[name], empty_rows[name]), name
+
+    lineup = game.lineup("low-survivor,random,random,random", 4, [EXAMPLE_PLUGIN])
+    from simcore.games.ten_tricks.rules import FIRST_INFECTED, SWAP_CARD, legal_mask
+
+    card_id = {setup.card_name(c): c for c in range(SWAP_CARD + 1)}
+    plays = 0
+    for log in game.kernel_logs(setup, lineup, 12, range(50)):
+        for r in log["rounds"]:
+            hand = {card_id[c] for c in r["hands"][0]}
+            if r["swap"] and r["swap"][0] == 0:
+                hand = hand - {card_id[r["swap"][1]]} | {SWAP_CARD}
+            unlocked = False
+            for trick in (t for t in log["tricks"] if t["round"] == r["round"]):
+                lead = -1
+                for position, (seat, name) in enumerate(trick["plays"]):
+                    card = card_id[name]
+                    if seat == 0:
+                        mask = sum(1 << c for c in hand)
+                        legal = int(legal_mask(np.uint64(mask), lead, unlocked, setup.masks))
+                        survivors = [c for c in range(FIRST_INFECTED) if legal >> c & 1]
+                        expected = (min(survivors, key=lambda c: (c % 8, c)) if survivors
+                                    else min(c for c in range(SWAP_CARD + 1) if legal >> c & 1))
+                        assert card == expected, (log["game"], r["round"], trick["trick"], name)
+                        hand.discard(card)
+                        plays += 1
+                    lead = card if position == 0 else lead
+                    unlocked = unlocked or card >= FIRST_INFECTED
+    assert plays > 400
+    rows = game.run_chunk(setup, lineup, 13, 0, 5_000)
+    share = float(rows["share_0"].sum()) / 5_000
+    assert share < 0.22, share  # 19.0% measured; random would be 25% +- 1.2 pp
