@@ -220,18 +220,15 @@ class Game:
                 raise BalanceError(f"unknown strategy '{n}' for {self.name} (choose from: {', '.join(ids)})")
             if argument and base not in parameters:
                 raise BalanceError(f"strategy '{base}' takes no parameter (got '{n}')")
-            if argument:
-                try:
-                    float(argument)
-                except ValueError:
-                    raise BalanceError(f"strategy '{n}': the {parameters[base][2]} after ':' must be a number") from None
 
         params = np.zeros((self.max_players, strategies.N_PARAMS), dtype=np.float64)
         for seat, n in enumerate(names):
             base, _, argument = n.partition(":")
             if base in strategies.BUILTIN:
-                params[seat] = (strategies.default_params(base, argument) if argument
-                                else strategies.default_params(base))
+                try:  # a strategy's parameter (`fixed:3`, `search:d=64:policy=heuristic`) is checked by its module
+                    params[seat] = strategies.default_params(base, argument or None)
+                except ValueError:
+                    raise BalanceError(f"strategy '{n}': the {parameters[base][2]} after ':' must be a number") from None
             else:
                 plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
                 values = getattr(plugin.module, "PARAMS", ())

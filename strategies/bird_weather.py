@@ -15,21 +15,31 @@ Built-ins:
     heuristic  public information only: cards seen, the points at stake, its own
                face-down card; wins tricks worth winning with the cheapest safe card,
                starves the winner with a low ones digit when it cannot follow or win
+    search     Perfect Information Monte Carlo (strategies/search.py): every decision is
+               tried in many deals of the unseen cards consistent with what the seat has
+               seen (its own face-down card, the voids shown), each finished by playouts
 
 Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file
 with ``plugin_*`` dispatchers that call the user's functions.
 """
 import numpy as np
 
-from simcore.bits import bit, kth_index, popcount
+from simcore.bits import bit, kth_index, lowest_index, popcount
 from simcore.games.bird_weather.rules import (
-    FACEDOWN_NONE, R_DECK, R_FACEDOWN, R_PLAYERS, REVERSAL, T_FACEDOWN, T_NPLAYED, T_PLAY, resolve_trick, unseen_mask,
+    FACEDOWN_HIDDEN, FACEDOWN_NONE, MAX_PLAYERS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL, T_DEAL,
+    T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID, T_WON, TABLE_WIDTH, legal_plays,
+    resolve_trick, trick_points, unseen_mask,
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, below
+from simcore.rng import mix64
+from strategies.search import (
+    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local, best_move,
+    deal_unseen, search_params, search_rng,
+)
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
+BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
 PLUGIN_BASE = 16
 N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
@@ -210,6 +220,303 @@ def heuristic_pick(seat, available, hand, seen, table, number, rules):
     return seat
 
 
+# --- search (PIMC) ------------------------------------------------------------------------------
+# A search seat's parameter row is its budget (strategies/search.py): determinizations,
+# playouts per move, the playout policy (random, greedy or heuristic for every seat) and the
+# weight of the points margin beside the win share in a playout's value.
+SEARCH_DEFAULTS = (24.0, 1.0, 0.0, 0.05)
+
+
+@kernel(globals(), inline="always")
+def playout_play(policy, hp, seat, hand, legal, seen, table, number, follow, rules, rng):
+    """A card for ``seat`` inside a playout: every seat plays the playout policy."""
+    if policy == POLICY_HEURISTIC:
+        return heuristic_play(hp, seat, hand, legal, seen, table, number, follow, rules)
+    if policy == POLICY_GREEDY:
+        return greedy_play(hand, legal, table, number, rules)
+    return kth_index(legal, below_local(rng, popcount(legal)))
+
+
+@kernel(globals(), inline="always")
+def playout_pick(policy, hp, seat, available, hand, seen, table, number, rules, rng):
+    if policy == POLICY_HEURISTIC:
+        return heuristic_pick(seat, available, hand, seen, table, number, rules)
+    if policy == POLICY_GREEDY:
+        return seat if (available >> np.uint64(seat)) & np.uint64(1) != 0 else lowest_card(available)
+    return kth_index(available, below_local(rng, popcount(available)))
+
+
+@kernel(globals(), inline="always")
+def take_points(table, facedown, seen, winner, pick_seat, points, number):
+    """Score the trick for ``winner``; ``pick_seat`` >= 0: it takes that seat's face-down card
+    (§6-③) and scores its ones digit instead.  Returns the cards seen afterwards."""
+    if pick_seat >= 0:
+        card = facedown[pick_seat]
+        facedown[pick_seat] = FACEDOWN_NONE
+        table[T_FACEDOWN + pick_seat] = FACEDOWN_NONE
+        seen |= bit(card)
+        points = number[card] % 10
+    table[T_SCORE + winner] += points
+    table[T_WON + winner] += 1
+    return seen
+
+
+@kernel(globals())
+def playout(table, hands, facedown, seen, leader, first, trick, rules, number, follow, policy, hp, rng, me, margin):
+    """Finish the deal from play position ``first`` of trick ``trick`` (led by ``leader``) with
+    every seat playing ``policy``, in a deal where ``hands``/``facedown`` are known (a
+    determinization; the table shows every face-down card, as each seat would know its own).
+    Returns seat ``me``'s value: its win share of the match standing at the end of the deal
+    plus ``margin`` x its points lead over the best other seat / 10."""
+    n_players = rules[R_PLAYERS]
+    while trick < rules[R_TRICKS]:
+        table[T_TRICK] = trick
+        table[T_LEADER] = leader
+        lead = table[T_PLAY] if first > 0 else -1
+        for i in range(first, n_players):
+            seat = (leader + i) % n_players
+            table[T_NPLAYED] = i
+            legal = legal_plays(hands[seat], lead, follow)
+            card = playout_play(policy, hp, seat, hands[seat], legal, seen, table, number, follow, rules, rng)
+            hands[seat] &= ~bit(card)
+            seen |= bit(card)
+            table[T_PLAY + i] = card
+            if i == 0:
+                lead = card
+        table[T_NPLAYED] = n_players
+        win_pos, kind, points_pos, points = trick_points(table, number, rules, n_players)
+        winner = (leader + win_pos) % n_players
+        pick_seat = -1
+        if points == 0 and rules[R_FACEDOWN] != 0:
+            available = np.uint64(0)
+            for s in range(n_players):
+                if facedown[s] >= 0:
+                    available |= bit(s)
+            if available != 0:
+                pick_seat = playout_pick(policy, hp, winner, available, hands[winner], seen, table, number, rules, rng)
+        seen = take_points(table, facedown, seen, winner, pick_seat, points, number)
+        leader = winner
+        first = 0
+        trick += 1
+    return standing_value(table, n_players, me, margin)
+
+
+@kernel(globals(), inline="always")
+def standing_value(table, n_players, me, margin):
+    mine = table[T_TOTAL + me] + table[T_SCORE + me]
+    best_other = -1 << 40
+    tied = 1
+    for s in range(n_players):
+        if s != me:
+            total = table[T_TOTAL + s] + table[T_SCORE + s]
+            if total > best_other:
+                best_other = total
+            if total == mine:
+                tied += 1
+    share = 0.0 if best_other > mine else 1.0 / tied
+    return share + margin * (mine - best_other) / 10.0
+
+
+@kernel(globals(), inline="always")
+def playout_params():
+    """Every seat of a playout that plays ``heuristic`` uses its default tuning."""
+    hp = np.empty((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
+    for s in range(MAX_PLAYERS):
+        for k in range(N_PARAMS):
+            hp[s, k] = HEURISTIC_DEFAULTS[k]
+    return hp
+
+
+@kernel(globals(), inline="always")
+def others_unknown(seat, table, rules, in_trick):
+    """What the other seats hold, as ``seat`` knows it: how many cards each holds (the play
+    position of this trick tells who has played) and the cards each has shown it lacks."""
+    n_players = rules[R_PLAYERS]
+    need = np.zeros(n_players, dtype=np.int64)
+    voids = np.zeros(n_players, dtype=np.uint64)
+    left = rules[R_TRICKS] - table[T_TRICK]
+    for s in range(n_players):
+        if s != seat:
+            played = (s - table[T_LEADER]) % n_players < in_trick
+            need[s] = left - 1 if played else left
+            voids[s] = np.uint64(table[T_VOID + s])
+    return need, voids
+
+
+@kernel(globals(), inline="always")
+def deal_facedowns(seat, table, rules, rest, facedown, rng):
+    """The face-down cards as one determinization has them: the seat's own as it knows it, a
+    card of ``rest`` for each other seat whose card is unused (hidden), none once taken."""
+    for s in range(rules[R_PLAYERS]):
+        if s == seat:
+            facedown[s] = table[T_FACEDOWN + s]
+        elif table[T_FACEDOWN + s] == FACEDOWN_HIDDEN:
+            c = kth_index(rest, below_local(rng, popcount(rest)))
+            rest &= ~bit(c)
+            facedown[s] = c
+        else:
+            facedown[s] = FACEDOWN_NONE
+    return rest
+
+
+@kernel(globals(), inline="always")
+def start_playout(base, table, deal_hands, hands, deal_facedown, facedown, n_players):
+    """Reset a playout's table, hands and face-down cards to the determinization's."""
+    table[:] = base
+    for s in range(n_players):
+        hands[s] = deal_hands[s]
+        facedown[s] = deal_facedown[s]
+        table[T_FACEDOWN + s] = deal_facedown[s]
+
+
+@kernel(globals())
+def search_play(params, seat, hand, legal, seen, table, number, follow, rules, streams):
+    """PIMC for §5-②: every legal card, in ``d`` deals of the unseen cards that respect the
+    voids the others have shown, each finished ``p`` times by the playout policy."""
+    if legal & (legal - np.uint64(1)) == 0:
+        return lowest_index(legal)  # one legal card: nothing to weigh
+    n_players = rules[R_PLAYERS]
+    n = table[T_NPLAYED]
+    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
+    rng = search_rng(streams)
+    hp = playout_params()
+    need, voids = others_unknown(seat, table, rules, n)
+    pool = unseen_mask(rules[R_DECK], hand, seen, table[T_FACEDOWN + seat])
+    deal_hands = np.zeros(n_players, dtype=np.uint64)
+    deal_facedown = np.empty(n_players, dtype=np.int64)
+    hands = np.empty(n_players, dtype=np.uint64)
+    facedown = np.empty(n_players, dtype=np.int64)
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    totals = np.zeros(64, dtype=np.float64)
+    for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
+        rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
+        deal_hands[seat] = hand
+        deal_facedowns(seat, table, rules, rest, deal_facedown, rng)
+        for p in range(np.int64(params[seat, P_PLAYOUTS])):
+            playout_seed = rng[0] + np.uint64(p + 1)  # every card meets the same playout draws
+            m = legal
+            while m != 0:
+                c = lowest_index(m)
+                m &= m - np.uint64(1)
+                start_playout(table, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
+                rng_p = np.empty(1, dtype=np.uint64)
+                rng_p[0] = mix64(playout_seed)
+                hands[seat] &= ~bit(c)
+                ptable[T_PLAY + n] = c
+                totals[c] += playout(ptable, hands, facedown, seen | bit(c), table[T_LEADER], n + 1, table[T_TRICK],
+                                     rules, number, follow, policy, hp, rng_p, seat, margin)
+        rng[0] = mix64(rng[0])  # the next deal draws on from here
+    return best_move(totals, legal)
+
+
+@kernel(globals(), inline="always")
+def follow_masks(number, rules):
+    """``follow`` as Setup builds it (the pick and face-down decisions are not handed it)."""
+    n = rules[R_DECK]
+    follow = np.zeros(n, dtype=np.uint64)
+    for i in range(n):
+        for j in range(n):
+            if number[i] // 10 == number[j] // 10 or number[i] % 10 == number[j] % 10:
+                follow[i] |= bit(j)
+    return follow
+
+
+@kernel(globals())
+def search_pick(params, seat, available, hand, seen, table, number, rules, streams):
+    """PIMC for §6-③: whose face-down card to take after a 0-point trick (``seat`` won it),
+    each choice finished in ``d`` deals of the unseen cards."""
+    if available & (available - np.uint64(1)) == 0:
+        return lowest_index(available)
+    follow = follow_masks(number, rules)
+    n_players = rules[R_PLAYERS]
+    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
+    rng = search_rng(streams)
+    hp = playout_params()
+    need, voids = others_unknown(seat, table, rules, n_players)
+    pool = unseen_mask(rules[R_DECK], hand, seen, table[T_FACEDOWN + seat])
+    deal_hands = np.zeros(n_players, dtype=np.uint64)
+    deal_facedown = np.empty(n_players, dtype=np.int64)
+    hands = np.empty(n_players, dtype=np.uint64)
+    facedown = np.empty(n_players, dtype=np.int64)
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    totals = np.zeros(64, dtype=np.float64)
+    for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
+        rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
+        deal_hands[seat] = hand
+        deal_facedowns(seat, table, rules, rest, deal_facedown, rng)
+        for p in range(np.int64(params[seat, P_PLAYOUTS])):
+            playout_seed = rng[0] + np.uint64(p + 1)
+            m = available
+            while m != 0:
+                s = lowest_index(m)
+                m &= m - np.uint64(1)
+                start_playout(table, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
+                rng_p = np.empty(1, dtype=np.uint64)
+                rng_p[0] = mix64(playout_seed)
+                after = take_points(ptable, facedown, seen, seat, s, 0, number)
+                totals[s] += playout(ptable, hands, facedown, after, seat, 0, table[T_TRICK] + 1, rules, number,
+                                     follow, policy, hp, rng_p, seat, margin)
+        rng[0] = mix64(rng[0])
+    return best_move(totals, available)
+
+
+@kernel(globals())
+def search_facedown(params, seat, hand, table, number, rules, streams):
+    """PIMC for §5-①: which card to lay face down, each choice played through the whole deal
+    in ``d`` deals of the other seats' hands (their face-down cards chosen by the policy)."""
+    follow = follow_masks(number, rules)
+    n_players = rules[R_PLAYERS]
+    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
+    rng = search_rng(streams)
+    hp = playout_params()
+    need = np.zeros(n_players, dtype=np.int64)
+    voids = np.zeros(n_players, dtype=np.uint64)
+    for s in range(n_players):
+        if s != seat:
+            need[s] = rules[R_HAND]
+    everything = ~np.uint64(0) if rules[R_DECK] == 64 else (np.uint64(1) << np.uint64(rules[R_DECK])) - np.uint64(1)
+    pool = everything & ~hand
+    deal_hands = np.zeros(n_players, dtype=np.uint64)
+    deal_facedown = np.empty(n_players, dtype=np.int64)
+    hands = np.empty(n_players, dtype=np.uint64)
+    facedown = np.empty(n_players, dtype=np.int64)
+    base = np.empty(TABLE_WIDTH, dtype=np.int64)
+    base[:] = table
+    for s in range(n_players):
+        base[T_SCORE + s] = 0
+        base[T_WON + s] = 0
+        base[T_VOID + s] = 0
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    totals = np.zeros(64, dtype=np.float64)
+    for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
+        deal_unseen(pool, need, voids, n_players, deal_hands, rng)
+        for s in range(n_players):  # the others lay down their cards as the policy would
+            if s != seat:
+                if policy == POLICY_HEURISTIC:
+                    c = heuristic_facedown(deal_hands[s], number, rules)
+                elif policy == POLICY_GREEDY:
+                    c = lowest_card(deal_hands[s])
+                else:
+                    c = kth_index(deal_hands[s], below_local(rng, popcount(deal_hands[s])))
+                deal_hands[s] &= ~bit(c)
+                deal_facedown[s] = c
+        for p in range(np.int64(params[seat, P_PLAYOUTS])):
+            playout_seed = rng[0] + np.uint64(p + 1)
+            m = hand
+            while m != 0:
+                c = lowest_index(m)
+                m &= m - np.uint64(1)
+                deal_hands[seat] = hand & ~bit(c)
+                deal_facedown[seat] = c
+                start_playout(base, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
+                rng_p = np.empty(1, dtype=np.uint64)
+                rng_p[0] = mix64(playout_seed)
+                totals[c] += playout(ptable, hands, facedown, np.uint64(0), table[T_DEAL] % n_players, 0, 0, rules,
+                                     number, follow, policy, hp, rng_p, seat, margin)
+        rng[0] = mix64(rng[0])
+    return best_move(totals, hand)
+
+
 # --- plug-in slots -------------------------------------------------------------
 # The argument lists a plug-in's functions take (simcore/plugins.py generates the
 # dispatch from these); a decision a plug-in leaves out is made by random_<decision>.
@@ -260,6 +567,8 @@ def choose_facedown(strategy, params, seat, hand, table, number, rules, streams)
         return lowest_card(hand)
     if strategy == HEURISTIC:
         return heuristic_facedown(hand, number, rules)
+    if strategy == SEARCH:
+        return search_facedown(params, seat, hand, table, number, rules, streams)
     return plugin_facedown(strategy - PLUGIN_BASE, params, seat, hand, table, number, rules, streams)
 
 
@@ -271,6 +580,8 @@ def choose_play(strategy, params, seat, hand, legal, seen, table, number, follow
         return greedy_play(hand, legal, table, number, rules)
     if strategy == HEURISTIC:
         return heuristic_play(params, seat, hand, legal, seen, table, number, follow, rules)
+    if strategy == SEARCH:
+        return search_play(params, seat, hand, legal, seen, table, number, follow, rules, streams)
     return plugin_play(strategy - PLUGIN_BASE, params, seat, hand, legal, seen, table, number, follow, rules, streams)
 
 
@@ -285,8 +596,15 @@ def choose_pick(strategy, params, seat, available, hand, seen, table, number, ru
         return lowest_card(available)
     if strategy == HEURISTIC:
         return heuristic_pick(seat, available, hand, seen, table, number, rules)
+    if strategy == SEARCH:
+        return search_pick(params, seat, available, hand, seen, table, number, rules, streams)
     return plugin_pick(strategy - PLUGIN_BASE, params, seat, available, hand, seen, table, number, rules, streams)
 
 
-def default_params(name: str) -> tuple:
+PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
+
+
+def default_params(name: str, argument: str | None = None) -> tuple:
+    if name == "search":
+        return search_params(argument, SEARCH_DEFAULTS)
     return HEURISTIC_DEFAULTS if name == "heuristic" else (0.0,) * N_PARAMS

@@ -18,8 +18,8 @@ from simcore.games.bird_weather.rules import (
     C_FACEDOWN_TAKEN, C_REVERSALS, C_ZERO_POINTS, C_ZERO_SCORED, C_ZERO_WINS, L_CARD, L_DEAL, L_KIND,
     L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
     MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL,
-    FACEDOWN_HIDDEN, FACEDOWN_NONE, T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_WON, TABLE_WIDTH,
-    ZERO_WIN, legal_plays, match_shares, resolve_trick,
+    FACEDOWN_HIDDEN, FACEDOWN_NONE, T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID,
+    T_WON, TABLE_WIDTH, ZERO_WIN, legal_plays, match_shares, trick_points,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -78,6 +78,7 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
     for s in range(n_players):
         table[T_SCORE + s] = 0
         table[T_WON + s] = 0
+        table[T_VOID + s] = 0
     step = 0
     pick_step = 0
     for trick in range(n_tricks):
@@ -109,10 +110,11 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
             table[T_PLAY + i] = card
             if i == 0:
                 lead = card
+            elif (follow[lead] >> np.uint64(card)) & np.uint64(1) == 0:  # could not follow: shows a void
+                table[T_VOID + seat] |= np.int64(follow[lead])
         table[T_NPLAYED] = n_players
-        win_pos, kind, points_pos = resolve_trick(table, number, rules, n_players)
+        win_pos, kind, points_pos, points = trick_points(table, number, rules, n_players)
         winner = (leader + win_pos) % n_players
-        points = number[table[T_PLAY + points_pos]] % 10
         if kind == REVERSAL:
             counters[C_REVERSALS] += 1
         elif kind == ZERO_WIN:

@@ -30,6 +30,9 @@ public state a strategy may read (T_* slots), one int64 per field:
                            taken, or with no face-down rule.  The play loop keeps the cards
                            themselves in an array of its own and shows each seat only its own.
     T_WON + s              tricks seat s has won this deal
+    T_VOID + s             cards seat s has shown it does not hold (a mask, as int64): the
+                           cards that follow a lead it did not follow (§5-②: it could not).
+                           Public: every player at the table can work it out.
 """
 import numpy as np
 
@@ -51,7 +54,8 @@ T_SCORE = T_PLAY + MAX_PLAYERS
 T_TOTAL = T_SCORE + MAX_PLAYERS
 T_FACEDOWN = T_TOTAL + MAX_PLAYERS
 T_WON = T_FACEDOWN + MAX_PLAYERS
-TABLE_WIDTH = T_WON + MAX_PLAYERS
+T_VOID = T_WON + MAX_PLAYERS
+TABLE_WIDTH = T_VOID + MAX_PLAYERS
 FACEDOWN_NONE = -1  # T_FACEDOWN + s: no unused face-down card
 FACEDOWN_HIDDEN = -2  # T_FACEDOWN + s: another seat's unused face-down card, not shown
 
@@ -140,6 +144,14 @@ def resolve_trick(table, number, rules, n_played):
     if rules[R_REVERSAL] != 0 and has_low and has_high and low_tens < high_tens:
         return least_pos, REVERSAL, high_ones_pos
     return best_pos, NORMAL, low_ones_pos
+
+
+@kernel(globals(), inline="always")
+def trick_points(table, number, rules, n_players):
+    """A full trick in ``table``: (winner position in play order, kind, points card position,
+    points before any face-down card is taken (§6-③: 0 points -> the winner takes one))."""
+    win_pos, kind, points_pos = resolve_trick(table, number, rules, n_players)
+    return win_pos, kind, points_pos, number[table[T_PLAY + points_pos]] % 10
 
 
 @kernel(globals(), inline="always")
