@@ -234,6 +234,27 @@ def tournament(
 
 
 @app.command()
+def ladder(
+    game: GameArg,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option(
+        "--games", "-n", help="Games per rung, split evenly over the seats (rounded up to whole deals).")] = 8_000,
+    seed: SeedOpt = 1,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for ladder.md and a self-contained ladder.html with the chart.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+):
+    """The skill ladder: each of GAME's players (random, greedy, heuristic, search, stronger search)
+    against a field of the one below, seats rotated, with 95% intervals and the fair share."""
+    from analysis.ladder import format_text, run_ladder, write_report
+
+    doc = run_ladder(game, players, games, seed, threads, out=out, progress=not quiet and not as_json)
+    _emit(doc, format_text, write_report, out, "ladder", as_json)
+
+
+@app.command()
 def whatif(
     game: GameArg,
     variant: Annotated[list[Path], typer.Option(

@@ -601,7 +601,9 @@ def choose_pick(strategy, params, seat, available, hand, seen, table, number, ru
     return plugin_pick(strategy - PLUGIN_BASE, params, seat, available, hand, seen, table, number, rules, streams)
 
 
-PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
+PARAMETER = {"search": "budget"}
+# the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below
+LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")  # strategies that take `name:argument` (Game.lineup)
 
 
 def default_params(name: str, argument: str | None = None) -> tuple:
