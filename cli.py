@@ -239,6 +239,9 @@ def ladder(
     players: PlayersOpt = 4,
     games: Annotated[int, typer.Option(
         "--games", "-n", help="Games per rung, split evenly over the seats (rounded up to whole deals).")] = 8_000,
+    rungs: Annotated[Optional[str], typer.Option(
+        "--rungs", help="The rungs, weakest first, comma-separated (default: the game's ladder, "
+                        "e.g. random,greedy,heuristic,search,search:d=96).")] = None,
     seed: SeedOpt = 1,
     threads: ThreadsOpt = None,
     out: Annotated[Optional[Path], typer.Option(
@@ -250,7 +253,8 @@ def ladder(
     against a field of the one below, seats rotated, with 95% intervals and the fair share."""
     from analysis.ladder import format_text, run_ladder, write_report
 
-    doc = run_ladder(game, players, games, seed, threads, out=out, progress=not quiet and not as_json)
+    names = [name.strip() for name in rungs.split(",")] if rungs else None
+    doc = run_ladder(game, players, games, seed, threads, rungs=names, out=out, progress=not quiet and not as_json)
     _emit(doc, format_text, write_report, out, "ladder", as_json)
 
 
