@@ -432,12 +432,19 @@ def traps(
     seed: SeedOpt = 1,
     strategies: StrategiesOpt = "random",  # random play reaches every situation (escapes, 0-declarers)
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for traps.md, traps.html and the heat map.")] = None,
+    equilibria: Annotated[bool, typer.Option(
+        "--equilibria/--no-equilibria", help="Also find each trap card's declaration equilibrium (1-3 minutes).")] = True,
+    equilibrium_rounds: Annotated[int, typer.Option(
+        "--equilibrium-rounds", help="Simulated rounds per payoff cell of the equilibria (own declaration x the "
+                                     "others').")] = 10_000,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ):
-    """The Sky City of ALEA: exact trap odds (trap x dice), a heat map, and per-trap figures from simulation."""
+    """The Sky City of ALEA: exact trap odds (trap x dice), a heat map, per-trap figures from simulation,
+    and each trap card's declaration equilibrium beside the EV player's declaration."""
     import tempfile
 
+    from analysis import equilibria as solver
     from analysis import traps as trap_report
     from simcore.driver import run_games
     from simcore.game import get_game
@@ -451,13 +458,22 @@ def traps(
         result = run_games(game, setup, lineup, variant, seed, games, out=Path(scratch) / "run.parquet",
                            progress=not quiet and not as_json)
     rows = trap_report.trap_rows(result.meta)
+    found = None
+    if equilibria:
+        from simcore.driver import _progress
+
+        with _progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria") as step:
+            found = {"rounds": equilibrium_rounds, "check_rounds": solver.CHECK_ROUNDS, "seed": seed,
+                     "traps": solver.equilibria(setup, equilibrium_rounds, solver.CHECK_ROUNDS, seed, step)}
     if out is not None:
-        trap_report.write(setup, result.meta, out)
+        trap_report.write(setup, result.meta, out, found)
     if as_json:
         typer.echo(json.dumps({"players": players, "deck": result.meta.get("trap_deck"), "traps": list(setup.deck.names),
-                               "exact_odds": setup.odds.tolist(), "simulation": rows}, indent=2))
+                               "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found}, indent=2))
     else:
         typer.echo(trap_report.format_text(setup, rows, result.meta))
+        if found is not None:
+            typer.echo(trap_report.format_equilibria(found, players))
         if out is not None:
             typer.echo(f"\nreport written: {out / 'traps.html'} and {out / 'traps.md'}")
 

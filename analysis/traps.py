@@ -87,7 +87,26 @@ def odds_table(names, odds, columns) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
-def build(setup, meta: dict) -> tuple[list, dict]:
+def equilibrium_blocks(setup, found: dict) -> list:
+    from analysis import equilibria
+
+    rows = found["traps"]
+    held = sum(r["status"] == "holds" for r in rows)
+    differ = sum(r["ev_declaration"] != r["usual_declaration"] for r in rows)
+    return [
+        Heading(2, "Declaration equilibria"),
+        Paragraph(f"For {held} of the {len(rows)} trap cards the declaration policy below is an equilibrium of one "
+                  f"round: no single player gains more than {equilibria.PRACTICAL_GAIN} points per round by "
+                  f"declaring otherwise. The EV player's declaration differs from the equilibrium's most frequent "
+                  f"one for {differ} of them."),
+        Image("trap-equilibria.png", "Equilibrium declaration shares per trap card, with the EV player's declaration "
+                                     "boxed", equilibria.chart(rows, setup.players)),
+        Table(*equilibria.table(rows)),
+        Paragraph(equilibria.note(found["rounds"], found["check_rounds"], setup.players)),
+    ]
+
+
+def build(setup, meta: dict, found: dict | None = None) -> tuple[list, dict]:
     deck = setup.deck
     names = list(deck.names)
     assumed = [t.assumed for t in deck.traps]
@@ -115,9 +134,11 @@ def build(setup, meta: dict) -> tuple[list, dict]:
                   + POINTS_NOTE),
         per_trap_table(rows),
     ]
+    if found is not None:
+        blocks += equilibrium_blocks(setup, found)
     document = {"players": players, "games": meta["games"], "seed": meta["seed"], "strategies": meta["strategies"],
                 "deck": meta.get("trap_deck"), "traps": names, "assumed": assumed,
-                "exact_odds": setup.odds.tolist(), "simulation": rows}
+                "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found}
     return blocks, document
 
 
@@ -147,8 +168,17 @@ def format_text(setup, rows: list[dict], meta: dict) -> str:
     return "\n".join(out)
 
 
-def write(setup, meta: dict, out_dir) -> None:
-    blocks, document = build(setup, meta)
+def format_equilibria(found: dict, players: int) -> str:
+    from analysis import equilibria
+    from analysis.summary import fixed_width
+
+    return "\n".join(["", f"Declaration equilibria ({players} players, one round at equal scores)"]
+                     + fixed_width(*equilibria.table(found["traps"]))
+                     + [equilibria.note(found["rounds"], found["check_rounds"], players)])
+
+
+def write(setup, meta: dict, out_dir, found: dict | None = None) -> None:
+    blocks, document = build(setup, meta, found)
     write_blocks(blocks, document, out_dir, stem="traps")
 
 

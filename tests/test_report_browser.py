@@ -125,7 +125,7 @@ def pages(tmp_path_factory):
         ("simulate", "sky-city", "-p", 3, "-n", 1000, "--seed", 3, "-q", "--out", root / "sky-city.parquet"),
         ("report", root / "sky-city.parquet", "--out", root / "sky-city"),
         ("book", "--game", "triatri", "-n", 1000, "-q", "--out", root / "book"),
-        ("traps", "-p", 3, "-n", 1000, "-q", "--out", root / "traps"),
+        ("traps", "-p", 3, "-n", 1000, "-q", "--equilibrium-rounds", 200, "--out", root / "traps"),
     ]
     for command in commands:
         code, _, err = balance(*command)

@@ -7,25 +7,26 @@ from conftest import balance
 
 
 def test_traps_command_writes_table_heatmap_and_figures(tmp_path):
-    code, out, err = balance("traps", "--players", 3, "--games", 20_000, "-q", "--out", tmp_path / "t", "--json")
+    code, out, err = balance("traps", "--players", 3, "--games", 20_000, "-q", "--equilibrium-rounds", 300, "--out", tmp_path / "t", "--json")
     assert code == 0, err
     data = json.loads(out)
     assert len(data["traps"]) == 22 and len(data["exact_odds"][0]) == 16  # 0..15 dice at 3 players
     assert data["exact_odds"][data["traps"].index("1, 2 and 3")][3] == pytest.approx(6 / 216)
     first = data["simulation"][0]
     assert {"points_per_player_round", "first_roll_end", "escape_success", "zero_declarers_collect"} <= set(first)
+    assert len(data["equilibria"]["traps"]) == 22 and data["equilibria"]["rounds"] == 300
     html = (tmp_path / "t" / "traps.html").read_text()
-    assert html.count("data:image/png;base64,") == 1 and "ASSUMED" in html and "http" not in html.replace("http-equiv", "")
+    assert html.count("data:image/png;base64,") == 2 and "ASSUMED" in html and "Declaration equilibria" in html and "http" not in html.replace("http-equiv", "")
 
 
 def test_traps_with_a_custom_deck_and_a_bad_one(tmp_path):
     deck = tmp_path / "deck.toml"
     deck.write_text('[[trap]]\nname = "Sixes"\nwhen = "faces 6 6"\n[[trap]]\nname = "Big"\nwhen = "total >= 15"\n')
-    code, out, err = balance("traps", "--players", 4, "--deck", deck, "--games", 5_000, "-q", "--json")
+    code, out, err = balance("traps", "--players", 4, "--deck", deck, "--games", 5_000, "-q", "--no-equilibria", "--json")
     assert code == 0, err
     assert json.loads(out)["traps"] == ["Sixes", "Big"]
     deck.write_text('[[trap]]\nname = "Broken"\nwhen = "faces 7"\n')
-    code, out, err = balance("traps", "--players", 4, "--deck", deck, "--games", 5_000, "-q")
+    code, out, err = balance("traps", "--players", 4, "--deck", deck, "--games", 5_000, "-q", "--no-equilibria")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Broken" in err and "column" in err
 
 

@@ -339,3 +339,44 @@ def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores
     return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points,
                        totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script,
                        cursor, trap_script.shape[0])
+
+
+@kernel(globals(), parallel=True)
+def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, seed, points_out):
+    """One round of trap row ``trap`` per row of ``declarations`` (int64[n, players]: every
+    seat's declaration, scripted), everyone at 0 points and not in the final round; row i rolls
+    the dice of stream (seed, dice_index[i]), so rows with the same dice index meet the same dice
+    (common random numbers).  ``points_out[i, s]``: what seat s scored.  The declaration
+    equilibria (analysis/equilibria.py) are built on it."""
+    n_rows = declarations.shape[0]
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_rows + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        streams = np.empty(N_STREAMS, dtype=np.uint64)
+        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+        counts = np.zeros(7, dtype=np.int64)
+        points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        n_full = 0
+        for t in trap_ids:
+            n_full = max(n_full, t + 1)
+        judged = np.zeros((n_full, odds.shape[1]), dtype=np.int64)
+        fired_tally = np.zeros_like(judged)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        no_script = np.empty(0, dtype=np.int64)
+        cursor = np.zeros(1, dtype=np.int64)
+        no_strategies = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        no_params = np.zeros((MAX_PLAYERS, 4), dtype=np.float64)
+        script = np.empty((1, MAX_PLAYERS), dtype=np.int64)
+        for i in range(b * BLOCK, min(n_rows, (b + 1) * BLOCK)):
+            seed_streams(streams, seed, dice_index[i])
+            table[T_ROUND] = 0
+            table[T_FINAL] = 0
+            table[T_TRAP] = trap
+            for s in range(MAX_PLAYERS):
+                table[T_SCORE + s] = 0
+                script[0, s] = declarations[i, s] if s < n_players else 0
+            play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, counts, points,
+                       counters, judged, fired_tally, log, -1, script, no_script, cursor)
+            for s in range(n_players):
+                points_out[i, s] = points[s]
