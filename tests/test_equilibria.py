@@ -82,5 +82,11 @@ def test_equilibria_are_checked_on_fresh_rounds(setup4):
         assert r["ev_against_policy"] == r["deviations"][r["ev_declaration"]]
         low, high = r["points_ci"]
         assert low <= r["points_per_round"] <= high
-    # 300 rounds per payoff cell is coarse (the default is 10,000), yet most policies already hold
-    assert sum(r["status"] == "holds" for r in found) >= len(found) // 2
+    # 300 rounds per payoff cell is coarse (the default is 10,000), yet no declaration gains even a
+    # quarter point against the policies found (0.18 at most, measured); against uniform declarers,
+    # which the EV player assumes, some declaration gains at least 0.84 points on every trap card
+    assert max(r["best_deviation"]["gain"] for r in found) < 0.25
+    uniform = np.full(6, 1 / 6)
+    for trap in range(len(found)):
+        points = eq.deviation_points(setup4, trap, uniform, 2_000, 9)
+        assert max(eq.gain_interval(points, uniform, a)["ci"][0] for a in range(6)) > 0.5
