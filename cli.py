@@ -28,6 +28,10 @@ PluginOpt = Annotated[Optional[list[Path]], typer.Option("--plugin", help="Pytho
 DealsOpt = Annotated[Optional[int], typer.Option("--deals", help="BIRD & WEATHER: a match of K deals (default 1).")]
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", help="Worker threads (default: all cores).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
+SkillGamesOpt = Annotated[int, typer.Option(
+    "--skill-games", help="Games for each skill figure without a search player (0: no skill section).")]
+SearchGamesOpt = Annotated[int, typer.Option(
+    "--search-games", help="Games for each skill figure with search players (they think at every decision).")]
 
 
 def _game_and_setup(game_name, players, variant_path, deals):
@@ -123,28 +127,56 @@ def report(
     runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.",
                                                metavar="RUN...")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md and report.html.")] = Path("reports/latest"),
+    skill: Annotated[bool, typer.Option(
+        "--skill", help="Add 'Skill and luck': simulate the game's skill tiers (random, heuristic, search) on the "
+                        "first run's rules, players and seed.")] = False,
+    skill_games: SkillGamesOpt = 100_000,
+    search_games: SearchGamesOpt = 4_000,
+    threads: ThreadsOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
     from analysis.report import write_report
 
-    path = write_report([str(r) for r in runs], out)
+    profile = None
+    if skill:
+        from analysis.skill import skill_profile
+        from analysis.summary import load_runs
+        from simcore.driver import set_threads
+        from simcore.game import get_game
+
+        meta = load_runs([str(r) for r in runs])[0].meta
+        g = get_game(meta["game"])
+        v = g.variant(overrides={k: val for k, val in meta["variant"].items() if k not in ("game", "name", "description")})
+        set_threads(threads)
+        profile = skill_profile(g, g.setup(meta["players"], v), v, meta["seed"], skill_games, search_games, threads,
+                                progress=not quiet)
+    path = write_report([str(r) for r in runs], out, profile)
     typer.echo(f"report written: {path / 'report.html'} and {path / 'report.md'}")
 
 
 @app.command()
 def book(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for index.html and one report per game and player count.")] = Path("reports/book"),
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per game and player count.")] = 100_000,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", help="Games per game and player count (default 100,000; 10,000 with --strong).")] = None,
     seed: SeedOpt = 1,
-    strong: Annotated[bool, typer.Option("--strong", help="Every seat plays the game's strongest built-in strategy (default: the default strategy).")] = False,
+    strong: Annotated[bool, typer.Option(
+        "--strong", help="Every seat plays the game's strongest player (search for the card games, expected-value "
+                         "for The Sky City of ALEA) instead of the default random player.")] = False,
     only: Annotated[Optional[list[str]], typer.Option("--game", help="Only this game (repeatable; default: every game).")] = None,
+    skill_games: SkillGamesOpt = 100_000,
+    search_games: SearchGamesOpt = 4_000,
     threads: ThreadsOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ):
-    """Every game at every player count: one report each and an index.html with an overview table."""
+    """Every game at every player count: one report each (with skill and luck) and an index.html overview."""
     from analysis.book import OVERVIEW_HEADERS, write_book
 
-    path, rows = write_book(out, games, seed, strong, threads, progress=not quiet, only=only)
+    if games is None:
+        games = 10_000 if strong else 100_000
+    path, rows = write_book(out, games, seed, strong, threads, progress=not quiet, only=only, skill_games=skill_games,
+                            search_games=search_games)
     for row in rows:
         typer.echo("  ".join(f"{h}: {c}" for h, c in zip(OVERVIEW_HEADERS[:7], row[:7])))
     typer.echo(f"book written: {path / 'index.html'} and {path / 'index.md'}")

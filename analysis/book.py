@@ -37,11 +37,24 @@ def overview_row(summary: dict, rounds: str, link: str) -> list[str]:
     events = [e for e in summary["events"] if e["rate"] is not None][:MAIN_EVENTS]
     rates = "; ".join(f"{e['label']} ({e['per']}): {fmt_pct_ci(e['rate'], e['rate_ci'])}" for e in events)
     return [summary["title"], str(summary["players"]), f"{summary['games']:,}", ",".join(dict.fromkeys(summary["strategies"])),
-            fmt_pp(fpa["pp"], fpa["ci_pp"]), fmt_p(test["p_value"]) if test else "—", rounds, rates or "—", link]
+            fmt_pp(fpa["pp"], fpa["ci_pp"]), fmt_p(test["p_value"]) if test else "—", rounds, rates or "—",
+            *skill_cells(summary.get("skill")), link]
+
+
+def skill_cells(profile: dict | None) -> list[str]:
+    """The strongest gap (one top-tier player among the tier below) and the first-seat edge at the
+    weakest and strongest tier, for the overview."""
+    if profile is None:
+        return ["—", "—"]
+    top = profile["gaps"][-1]
+    edges = profile["first_seat_edge"]
+    return [f"one {top['hero']} among {top['field']}: {fmt_pct_ci(top['win_share'], top['ci'])}",
+            " → ".join(f"{e['tier']} {e['edge_pp']:+.1f}" for e in edges) + " pp"]
 
 
 OVERVIEW_HEADERS = ["game", "players", "games", "strategies", "first-player advantage [95% CI]",
-                    "seat equality p", "rounds per game [95% CI]", "main rule events, rate % [95% CI]", "report"]
+                    "seat equality p", "rounds per game [95% CI]", "main rule events, rate % [95% CI]",
+                    "skill: the top player's share [95% CI]", "first-seat edge by tier", "report"]
 
 
 def fpa_chart(summaries: list[dict]) -> bytes:
@@ -75,11 +88,13 @@ def fpa_chart(summaries: list[dict]) -> bytes:
 
 def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong: bool = False,
                threads: int | None = None, progress: bool = True, only: list[str] | None = None,
-               confidence: float = 0.95) -> tuple[Path, list[list[str]]]:
+               confidence: float = 0.95, skill_games: int = 100_000,
+               search_games: int = 4_000) -> tuple[Path, list[list[str]]]:
     """Run every game (or ``only`` these) at every player count, write ``<game>-<N>p/report.html``
     for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows)."""
     from analysis.page import Heading, Image, Link, Paragraph, Table, write_blocks
     from analysis.report import write_report
+    from analysis.skill import skill_profile, tiers_of
     from simcore.driver import check_output_path, run_games
     from simcore.game import game_names, get_game
 
@@ -97,17 +112,21 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
         game = get_game(name)
         for players in game.player_counts:
             setup = game.setup(players, game.variant())
-            lineup = game.lineup(game.strong_strategy if strong else None, players)
+            lineup = game.lineup(tiers_of(game)[-1] if strong else None, players)
             slug = f"{name}-{players}p"
             result = run_games(game, setup, lineup, game.variant(), seed, games, threads=threads,
                                out=runs_dir / f"{slug}.parquet", progress=progress)
             frame = pl.scan_parquet(result.path)
             summary = summarize(frame, result.meta, confidence)
-            write_report([result.path], out_dir / slug)
+            profile = None
+            if skill_games > 0 and tiers_of(game):
+                profile = skill_profile(game, setup, game.variant(), seed, skill_games, search_games, threads, progress)
+                summary["skill"] = profile
+            write_report([result.path], out_dir / slug, profile)
             summaries.append(summary)
             rows.append(overview_row(summary, _rounds(frame, result.meta, confidence),
                                      Link(f"{slug}/report.html", f"{slug}/report.html")))
-    strategy = "each game's strongest built-in strategy in every seat" if strong else "each game's default strategy"
+    strategy = "each game's strongest player in every seat" if strong else "each game's default strategy"
     blocks = [Heading(1, "Balance book"),
               Paragraph(f"Every game at every player count, {games:,} games each, seed {seed}, {strategy}. "
                         "Seat 0 plays first; first-player advantage is seat 0's win share minus 1/N, with its "

@@ -147,8 +147,9 @@ def _comparison_blocks(rows: list[dict], baseline: str) -> list:
     return blocks
 
 
-def build(runs: list[Run]) -> tuple[list, dict]:
-    """The page's blocks and the JSON document of all summaries (and comparisons)."""
+def build(runs: list[Run], skill: dict | None = None) -> tuple[list, dict]:
+    """The page's blocks and the JSON document of all summaries (and comparisons); ``skill`` (a
+    skill profile of the game, analysis/skill.py) adds the "Skill and luck" section."""
     summaries = [summarize(run.frame, run.meta) for run in runs]
     first = summaries[0]
     several = len(runs) > 1
@@ -167,6 +168,10 @@ def build(runs: list[Run]) -> tuple[list, dict]:
             blocks.append(Heading(2, label))
         prefix, level = (f"run{number}-", 3) if several else ("", 2)
         blocks += _run_blocks(summary, run.sources, charts, prefix, level)
+        if skill is not None and number == 1:
+            from analysis.skill import blocks as skill_blocks
+
+            blocks += skill_blocks(skill, summary["title"], prefix, level)
         if "trap_tallies" in run.meta:  # The Sky City of ALEA: the trap section
             from analysis.traps import report_blocks
 
@@ -177,6 +182,8 @@ def build(runs: list[Run]) -> tuple[list, dict]:
         if card_rows is not None:
             summary["card_strength"] = card_rows
     document = {"runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
+    if skill is not None:
+        document["skill"] = skill
     if several:
         rows = compare(summaries, labels)
         blocks += _comparison_blocks(rows, labels[0])
@@ -184,7 +191,8 @@ def build(runs: list[Run]) -> tuple[list, dict]:
     return blocks, document
 
 
-def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str | Path) -> Path:
+def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str | Path,
+                 skill: dict | None = None) -> Path:
     """Write ``report.md``, its PNG charts, ``report.html`` and ``summary.json`` into ``out_dir``.
 
     All files of one game; raises BalanceError with a one-line message otherwise, and for any
@@ -195,5 +203,5 @@ def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str 
     if out_dir.exists() and not out_dir.is_dir():
         raise BalanceError(f"{out_dir} exists and is not a directory")
     runs = load_runs(path_or_paths)
-    blocks, document = build(runs)
+    blocks, document = build(runs, skill)
     return write_blocks(blocks, document, out_dir)

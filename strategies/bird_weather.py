@@ -603,7 +603,8 @@ def choose_pick(strategy, params, seat, available, hand, seen, table, number, ru
 
 PARAMETER = {"search": "budget"}
 # the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below
-LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")  # strategies that take `name:argument` (Game.lineup)
+LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
+SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last is the strongest  # strategies that take `name:argument` (Game.lineup)
 
 
 def default_params(name: str, argument: str | None = None) -> tuple:

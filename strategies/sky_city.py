@@ -23,6 +23,10 @@ N_PARAMS = 4
 P_FIXED_K = 0  # fixed: the declaration
 P_THRESHOLD = 0  # cautious: the largest acceptable trigger chance
 PARAMETER = {"fixed": (P_FIXED_K, 2.0, "K"), "cautious": (P_THRESHOLD, 0.25, "P")}
+# the skill ladder (`balance ladder`) and skill tiers (analysis/skill.py), weakest first; `fixed`
+# (always K dice) is a reference point, not a rung: it loses to random play at 3 players
+LADDER = ("random", "cautious", "expected-value")
+SKILL_TIERS = LADDER
 
 
 @kernel(globals(), inline="always")

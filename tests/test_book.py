@@ -9,7 +9,8 @@ from simcore.game import get_game
 
 def test_book_links_a_report_per_player_count(tmp_path):
     out = tmp_path / "book"
-    code, text, err = balance("book", "--out", out, "-n", 3000, "-q", "--game", "ten-tricks", "--game", "triatri")
+    code, text, err = balance("book", "--out", out, "-n", 3000, "-q", "--game", "ten-tricks", "--game", "triatri",
+                              "--skill-games", 800, "--search-games", 120)
     assert code == 0, err
     html = (out / "index.html").read_text()
     links = re.findall(r'<a href="([^"]+)">', html)
@@ -27,6 +28,14 @@ def test_book_links_a_report_per_player_count(tmp_path):
         assert row[4].endswith("]") and " pp [" in row[4] and summary["games"] == 3000
         assert re.match(r"^\d+\.\d+ \[\d+\.\d+, \d+\.\d+\]$", row[6]), row[6]
     assert "[ten-tricks-3p/report.html](ten-tricks-3p/report.html)" in (out / "index.md").read_text()
+    # skill and luck: the top gap and the first-seat edge per tier, in the overview and each report
+    for row, summary in zip(rows, document["runs"]):
+        tiers = summary["skill"]["tiers"]
+        assert re.match(rf"^one {tiers[-1]} among {tiers[-2]}: \d+\.\d+ \[", row[8]), row[8]
+        assert row[9] == " → ".join(f"{e['tier']} {e['edge_pp']:+.1f}" for e in summary["skill"]["first_seat_edge"]) + " pp"
+        assert [g["games"] for g in summary["skill"]["gaps"]][-1] == 120 + (-120) % summary["players"]
+    report = (out / "triatri-4p" / "report.md").read_text()
+    assert "## Skill and luck" in report and "skill-first-seat.png" in report
 
 
 def test_book_refuses_an_unknown_game_and_writes_nothing(tmp_path):

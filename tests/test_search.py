@@ -154,3 +154,29 @@ def test_ladder_cli_json_and_report(tmp_path):
 def test_ladder_bad_input(args, fragment):
     code, out, err = balance("ladder", "bird-weather", "-p", "4", *args)
     assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+
+
+def test_skill_profile_gaps_and_first_seat_edges(bird_weather):
+    """Skill and luck (analysis/skill.py) on BIRD & WEATHER, 4 players: a heuristic among random
+    players and a search among heuristic ones both win far more than 25%; each tier's first-seat
+    edge is seat 0's share of the all-that-tier games minus 25%, with its interval."""
+    from analysis.skill import skill_profile
+
+    setup = bird_weather.setup(4, bird_weather.variant())
+    profile = skill_profile(bird_weather, setup, bird_weather.variant(), seed=2, games=2_000, search_games=400)
+    assert profile["tiers"] == ["random", "heuristic", "search"]
+    (heuristic, search) = profile["gaps"]
+    assert (heuristic["hero"], heuristic["field"], heuristic["games"]) == ("heuristic", "random", 2_000)
+    assert (search["hero"], search["field"], search["games"]) == ("search", "heuristic", 400)
+    assert heuristic["ci"][0] > 0.35 and search["ci"][0] > 0.27, profile["gaps"]
+    edges = {e["tier"]: e for e in profile["first_seat_edge"]}
+    assert [edges[t]["games"] for t in ("random", "heuristic", "search")] == [2_000, 2_000, 400]
+    for e in edges.values():
+        low, high = e["ci_pp"]
+        assert low < e["edge_pp"] < high and high - low < 10
+    # the all-random edge is the same figure `simulate` reports for the same games
+    import simcore
+
+    run = simcore.run("bird-weather", players=4, games=2_000, seed=2)
+    assert edges["random"]["edge_pp"] == pytest.approx(100 * (float(run.frame["share_0"].mean()) - 0.25))
+    assert len(profile["verdict"]) == 2 and profile["verdict"][0].startswith("Skill matters")

@@ -1,0 +1,144 @@
+"""Skill versus luck: how much a better player wins, and whether the first seat's edge grows or
+shrinks with skill.
+
+A game's strategies module names its skill tiers (``SKILL_TIERS``, weakest first): random,
+heuristic and search for the card games.  Two kinds of figure, each with its 95% interval:
+
+- **gaps**: one player of a tier among players of the tier below, once in each seat on the same
+  deals (``analysis.ladder.play_rung``): its win share against the fair share 1/N.  A share far
+  above 1/N means skill decides games; near 1/N, luck does.
+- **first-seat edge per tier**: every seat the same tier, seat 0's win share minus 1/N (Wilson
+  interval on seat 0's share).  Comparing tiers shows whether the rules or the players make
+  the seat advantage.
+
+Search tiers are slow, so they play ``search_games``; the others ``games``.  Each figure states
+its own count.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from analysis import stats
+from analysis.page import Heading, Image, Paragraph, Table
+from analysis.summary import SHARE_UNITS, fmt_p
+
+DEFAULT_GAMES = 100_000
+DEFAULT_SEARCH_GAMES = 4_000
+PRACTICAL_PP = 2.0  # a first-seat edge or a change in it under 2 percentage points counts as fair
+
+
+def tiers_of(game) -> list[str]:
+    return list(getattr(game.strategy_module(), "SKILL_TIERS", ()))
+
+
+def _is_search(name: str) -> bool:
+    return name.partition(":")[0] == "search"
+
+
+def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAMES,
+                  search_games: int = DEFAULT_SEARCH_GAMES, threads: int | None = None, progress: bool = False) -> dict:
+    """Gaps between consecutive tiers and each tier's first-seat edge (JSON-ready)."""
+    from analysis.ladder import play_rung
+    from analysis.tournament import clustered_rate
+    from simcore.driver import _progress, run_games
+
+    tiers = tiers_of(game)
+    players = setup.players
+    fair = 1.0 / players
+    count = {name: search_games if _is_search(name) else games for name in tiers}
+    deals = {name: -(-count[name] // players) for name in tiers}
+    total = sum(deals[hero] * players for hero in tiers[1:]) + sum(count.values())
+    gaps, edges = [], []
+    with _progress(progress, total, f"{game.name} {players}p skill") as advance:
+        for below, hero in zip(tiers, tiers[1:]):
+            per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance)
+            rate = clustered_rate(per_deal * players, players, fair)
+            gaps.append({"hero": hero, "field": below, "games": deals[hero] * players, "win_share": rate["rate"],
+                         "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
+        for name in tiers:
+            lineup = game.lineup([name] * players, players)
+            frame = run_games(game, setup, lineup, variant, seed, count[name], threads=threads, progress=False,
+                              keep_frame=True).frame
+            wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
+            low, high = stats.wilson_interval(wins, count[name])
+            edges.append({"tier": name, "games": count[name], "edge_pp": 100 * (wins / count[name] - fair),
+                          "ci_pp": [100 * (low - fair), 100 * (high - fair)]})
+            advance(count[name])
+    profile = {"tiers": tiers, "players": players, "seed": seed, "gaps": gaps, "first_seat_edge": edges}
+    profile["verdict"] = verdict(profile)
+    return profile
+
+
+def _share(entry: dict) -> str:
+    return f"{100 * entry['win_share']:.1f}% [{100 * entry['ci'][0]:.1f}, {100 * entry['ci'][1]:.1f}]"
+
+
+def _edge(entry: dict) -> str:
+    low, high = entry["ci_pp"]
+    return f"{entry['edge_pp']:+.1f} pp [{low:+.1f}, {high:+.1f}]"
+
+
+def verdict(profile: dict) -> list[str]:
+    """Two sentences: how much skill wins, and what skill does to the first seat's edge."""
+    fair = 100 / profile["players"]
+    gaps = "; ".join(f"one {g['hero']} player among {g['field']} players wins {_share(g)}" for g in profile["gaps"])
+    first = f"Skill matters: {gaps} (fair share {fair:.1f}%)." if all(
+        g["ci"][0] > g["fair_share"] for g in profile["gaps"]) else f"Skill is hard to see: {gaps} (fair share {fair:.1f}%)."
+    edges = profile["first_seat_edge"]
+    low, high = edges[0], edges[-1]
+    change = high["edge_pp"] - low["edge_pp"]
+    trend = ("about the same" if abs(change) < PRACTICAL_PP else
+             "larger" if abs(high["edge_pp"]) > abs(low["edge_pp"]) else "smaller")
+    listed = ", ".join(f"{_edge(e)} with {e['tier']} players" for e in edges[:-1])
+    second = (f"The first seat's edge is {listed} and {_edge(high)} with {high['tier']} players: "
+              f"{trend} with skill from the weakest to the strongest tier (changes under {PRACTICAL_PP:g} pp count "
+              f"as the same).")
+    return [first, second]
+
+
+def chart(profile: dict, title: str) -> bytes:
+    from matplotlib.figure import Figure
+
+    from analysis.charts import _png
+
+    edges = profile["first_seat_edge"]
+    figure = Figure(figsize=(8.0, 1.8 + 0.55 * len(edges)), layout="constrained")
+    axes = figure.add_subplot()
+    figure.suptitle("First seat's edge by skill tier", fontsize=13, fontweight="bold")
+    axes.set_title(f"{title} · {profile['players']} players · every seat the same tier · seed {profile['seed']}",
+                   fontsize=8, color="0.3")
+    y = np.arange(len(edges))[::-1]
+    values = np.array([e["edge_pp"] for e in edges])
+    error = np.array([[v - e["ci_pp"][0], e["ci_pp"][1] - v] for v, e in zip(values, edges)]).T
+    axes.errorbar(values, y, xerr=error, fmt="o", color="#4c78a8", capsize=4)
+    axes.axvline(0, color="0.4", linewidth=1)
+    axes.axvspan(-PRACTICAL_PP, PRACTICAL_PP, color="#54a24b", alpha=0.12, label=f"fair (within ±{PRACTICAL_PP:g} pp)")
+    axes.set_yticks(y, [f"all {e['tier']}\n({e['games']:,} games)" for e in edges])
+    axes.set_xlabel(f"seat 0 win share − 1/{profile['players']} (percentage points), 95% interval")
+    axes.set_ylabel("skill tier (every seat)")
+    axes.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    axes.margins(x=0.15)
+    axes.grid(axis="x", alpha=0.3)
+    return _png(figure)
+
+
+def tables(profile: dict) -> list[Table]:
+    gaps = Table(["player", "among", "games", "win share % [95% CI]", "fair %", "p"],
+                 [[g["hero"], g["field"], f"{g['games']:,}",
+                   f"{100 * g['win_share']:.2f} [{100 * g['ci'][0]:.2f}, {100 * g['ci'][1]:.2f}]",
+                   f"{100 * g['fair_share']:.1f}", fmt_p(g["p_value"])] for g in profile["gaps"]])
+    edges = Table(["every seat", "games", "first-seat edge pp [95% CI]"],
+                  [[e["tier"], f"{e['games']:,}", _edge(e)] for e in profile["first_seat_edge"]])
+    return [gaps, edges]
+
+
+def blocks(profile: dict, title: str, prefix: str = "", level: int = 2) -> list:
+    """The "Skill and luck" section of a report or book page: verdict, chart, tables."""
+    return [Heading(level, "Skill and luck"), Paragraph(" ".join(profile["verdict"])),
+            Image(f"{prefix}skill-first-seat.png", "First seat's edge by skill tier with 95% intervals",
+                  chart(profile, title)),
+            *tables(profile),
+            Paragraph("Gaps: one player of a tier among players of the tier below, once in each seat on the same "
+                      "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 0's win "
+                      "share minus the fair share, 95% Wilson interval. Search tiers play fewer games (they think "
+                      "at every decision); each row says how many.")]
