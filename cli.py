@@ -517,18 +517,29 @@ def bench(
     games: Annotated[int, typer.Option("--games", "-n", help="Games per compiled measurement.")] = 2_000_000,
     reference_games: Annotated[int, typer.Option("--reference-games", help="Games for the reference engine.")] = 5_000,
     repeats: Annotated[int, typer.Option("--repeats", help="Best of this many timings.")] = 3,
+    search: Annotated[Optional[str], typer.Option(
+        "--search", help="Time a search player instead (e.g. 'search' or 'search:d=64'): its decisions and playouts "
+                         "per second on one thread, and games/s of one search among heuristic players.")] = None,
+    search_games: Annotated[int, typer.Option("--search-games", help="Games per search timing.")] = 2_000,
     as_json: JsonOpt = False,
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
-    from simcore.bench import format_bench, run_bench
+    from simcore.bench import format_bench, format_search_bench, run_bench, run_search_bench
     from simcore.game import game_names, get_game
 
-    for name, value in (("--games", games), ("--reference-games", reference_games), ("--repeats", repeats)):
+    for name, value in (("--games", games), ("--reference-games", reference_games), ("--repeats", repeats),
+                        ("--search-games", search_games)):
         if value < 1:
             raise _error(f"{name} must be at least 1, not {value}")
     names = [game] if game else game_names()
     for name in names:
         get_game(name).check_players(players)
+    if search is not None:
+        names = [n for n in names if "search" in get_game(n).builtin_strategies()]
+        results = [run_search_bench(name, players, search_games, repeats, search, progress=not as_json)
+                   for name in names]
+        typer.echo(json.dumps(results, indent=2) if as_json else format_search_bench(results))
+        return
     results = [run_bench(name, players, games, reference_games, repeats, progress=not as_json) for name in names]
     typer.echo(json.dumps(results, indent=2) if as_json else format_bench(results))
 

@@ -78,6 +78,79 @@ def run_bench(name: str, players: int, games: int, reference_games: int, repeats
     }
 
 
+def _timed(game, setup, lineup, seed, games, threads, repeats) -> float:
+    """Best wall time of playing games 0..games-1 of ``seed`` (the same games every repeat)."""
+    set_threads(threads)
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for start in range(0, games, DEFAULT_CHUNK):
+            game.run_chunk(setup, lineup, seed, start, min(DEFAULT_CHUNK, games - start))
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def run_search_bench(name: str, players: int, games: int, repeats: int, spec: str = "search",
+                     field_games: int | None = None, progress=True) -> dict:
+    """The search player's cost on one thread, and its speed among heuristic players on all.
+
+    One thread: the same games with ``spec`` in seat 0 and random players elsewhere, and with
+    random players everywhere; the difference is the search's time.  Its work is counted from
+    the logs of those games (``Game.seat_decisions``: the choices at each decision): a decision
+    with k >= 2 choices plays d x p x k playouts (a playout is one move and a rollout to the end
+    of the deal or round), one with a single choice none.  That is the unit OpenSpiel's ISMCTS
+    counts as a simulation (bench/ismcts.py)."""
+    from strategies.search import P_DETERMINIZATIONS, P_PLAYOUTS, describe_params
+
+    game = get_game(name)
+    setup = game.setup(players, game.variant())
+    hero = game.lineup([spec] + ["random"] * (players - 1), players)
+    field = game.lineup(["random"] * players, players)
+    among = game.lineup([spec] + ["heuristic"] * (players - 1), players)
+    for lineup in (hero, field, among):
+        game.run_chunk(setup, lineup, 0, 0, 16)  # compile or load before timing
+    say = (lambda text: print(text, file=__import__("sys").stderr)) if progress else (lambda text: None)
+    say(f"bench {name} {players}p: {spec} among random players, 1 thread ...")
+    seed = 4242
+    t_search = _timed(game, setup, hero, seed, games, 1, repeats)
+    t_random = _timed(game, setup, field, seed, games, 1, repeats)
+    options = [o for log in game.kernel_logs(setup, hero, seed, range(games)) for o in game.seat_decisions(setup, log, 0)]
+    row = hero.params[0]
+    searched = [o for o in options if o >= 2]
+    playouts = int(row[P_DETERMINIZATIONS] * row[P_PLAYOUTS] * sum(searched))
+    thinking = max(t_search - t_random, 1e-9)
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    field_games = field_games or games
+    say(f"bench {name} {players}p: {spec} among heuristic players, {all_threads} threads ...")
+    t_among = _timed(game, setup, among, seed, field_games, all_threads, repeats)
+    set_threads(None)
+    return {"game": name, "players": players, "search": spec, "budget": describe_params(row), "games": games,
+            "decisions_per_game": len(options) / games, "searched_decisions": len(searched),
+            "mean_choices": sum(searched) / max(len(searched), 1), "playouts": playouts,
+            "search_seconds_1_thread": round(thinking, 4),
+            "decisions_per_second_1_thread": round(len(searched) / thinking),
+            "playouts_per_second_1_thread": round(playouts / thinking),
+            "games_per_second_1_thread": round(games / t_search),
+            "among_heuristic_all_threads": round(field_games / t_among), "threads": all_threads,
+            "field_games": field_games, "machine": machine()}
+
+
+def format_search_bench(results: list[dict]) -> str:
+    lines = []
+    for r in results:
+        m = r["machine"]
+        lines += [
+            f"{r['game']}, {r['players']} players: {r['search']} ({r['budget']})  ({m['cpu']}, {m['cores']} cores)",
+            f"  one search among random players, 1 thread   {r['games_per_second_1_thread']:>10,} games/s",
+            f"  search decisions (2+ choices), 1 thread     {r['decisions_per_second_1_thread']:>10,} /s"
+            f"  ({r['searched_decisions']:,} in {r['games']:,} games, {r['mean_choices']:.1f} choices each)",
+            f"  playouts (= simulations), 1 thread          {r['playouts_per_second_1_thread']:>10,} /s",
+            f"  one search among heuristic players, {r['threads']} threads".ljust(47)
+            + f"{r['among_heuristic_all_threads']:>10,} games/s  ({r['field_games']:,} games)",
+        ]
+    return "\n".join(lines)
+
+
 def format_bench(results: list[dict]) -> str:
     lines = []
     for r in results:

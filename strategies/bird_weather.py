@@ -24,7 +24,7 @@ with ``plugin_*`` dispatchers that call the user's functions.
 """
 import numpy as np
 
-from simcore.bits import bit, kth_index, lowest_index, popcount
+from simcore.bits import bit, kth_index, kth_set_bit, lowest_index, popcount
 from simcore.games.bird_weather.rules import (
     FACEDOWN_HIDDEN, FACEDOWN_NONE, MAX_PLAYERS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL, T_DEAL,
     T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID, T_WON, TABLE_WIDTH, legal_plays,
@@ -234,7 +234,7 @@ def playout_play(policy, hp, seat, hand, legal, seen, table, number, follow, rul
         return heuristic_play(hp, seat, hand, legal, seen, table, number, follow, rules)
     if policy == POLICY_GREEDY:
         return greedy_play(hand, legal, table, number, rules)
-    return kth_index(legal, below_local(rng, popcount(legal)))
+    return kth_set_bit(legal, below_local(rng, popcount(legal)))
 
 
 @kernel(globals(), inline="always")
@@ -243,7 +243,7 @@ def playout_pick(policy, hp, seat, available, hand, seen, table, number, rules, 
         return heuristic_pick(seat, available, hand, seen, table, number, rules)
     if policy == POLICY_GREEDY:
         return seat if (available >> np.uint64(seat)) & np.uint64(1) != 0 else lowest_card(available)
-    return kth_index(available, below_local(rng, popcount(available)))
+    return kth_set_bit(available, below_local(rng, popcount(available)))
 
 
 @kernel(globals(), inline="always")
@@ -351,7 +351,7 @@ def deal_facedowns(seat, table, rules, rest, facedown, rng):
         if s == seat:
             facedown[s] = table[T_FACEDOWN + s]
         elif table[T_FACEDOWN + s] == FACEDOWN_HIDDEN:
-            c = kth_index(rest, below_local(rng, popcount(rest)))
+            c = kth_set_bit(rest, below_local(rng, popcount(rest)))
             rest &= ~bit(c)
             facedown[s] = c
         else:
@@ -388,6 +388,7 @@ def search_play(params, seat, hand, legal, seen, table, number, follow, rules, s
     facedown = np.empty(n_players, dtype=np.int64)
     ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     totals = np.zeros(64, dtype=np.float64)
+    rng_p = np.empty(1, dtype=np.uint64)  # a playout's own draws
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
         deal_hands[seat] = hand
@@ -399,7 +400,6 @@ def search_play(params, seat, hand, legal, seen, table, number, follow, rules, s
                 c = lowest_index(m)
                 m &= m - np.uint64(1)
                 start_playout(table, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
-                rng_p = np.empty(1, dtype=np.uint64)
                 rng_p[0] = mix64(playout_seed)
                 hands[seat] &= ~bit(c)
                 ptable[T_PLAY + n] = c
@@ -440,6 +440,7 @@ def search_pick(params, seat, available, hand, seen, table, number, rules, strea
     facedown = np.empty(n_players, dtype=np.int64)
     ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     totals = np.zeros(64, dtype=np.float64)
+    rng_p = np.empty(1, dtype=np.uint64)  # a playout's own draws
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
         deal_hands[seat] = hand
@@ -451,7 +452,6 @@ def search_pick(params, seat, available, hand, seen, table, number, rules, strea
                 s = lowest_index(m)
                 m &= m - np.uint64(1)
                 start_playout(table, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
-                rng_p = np.empty(1, dtype=np.uint64)
                 rng_p[0] = mix64(playout_seed)
                 after = take_points(ptable, facedown, seen, seat, s, 0, number)
                 totals[s] += playout(ptable, hands, facedown, after, seat, 0, table[T_TRICK] + 1, rules, number,
@@ -488,6 +488,7 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
         base[T_VOID + s] = 0
     ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     totals = np.zeros(64, dtype=np.float64)
+    rng_p = np.empty(1, dtype=np.uint64)  # a playout's own draws
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         deal_unseen(pool, need, voids, n_players, deal_hands, rng)
         for s in range(n_players):  # the others lay down their cards as the policy would
@@ -497,7 +498,7 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
                 elif policy == POLICY_GREEDY:
                     c = lowest_card(deal_hands[s])
                 else:
-                    c = kth_index(deal_hands[s], below_local(rng, popcount(deal_hands[s])))
+                    c = kth_set_bit(deal_hands[s], below_local(rng, popcount(deal_hands[s])))
                 deal_hands[s] &= ~bit(c)
                 deal_facedown[s] = c
         for p in range(np.int64(params[seat, P_PLAYOUTS])):
@@ -509,7 +510,6 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
                 deal_hands[seat] = hand & ~bit(c)
                 deal_facedown[seat] = c
                 start_playout(base, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
-                rng_p = np.empty(1, dtype=np.uint64)
                 rng_p[0] = mix64(playout_seed)
                 totals[c] += playout(ptable, hands, facedown, np.uint64(0), table[T_DEAL] % n_players, 0, 0, rules,
                                      number, follow, policy, hp, rng_p, seat, margin)

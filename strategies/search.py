@@ -20,7 +20,7 @@ a search never moves another seat's draws, and the result is the same for any th
 """
 import numpy as np
 
-from simcore.bits import bit, kth_index, popcount
+from simcore.bits import bit, kth_set_bit, lowest_index, popcount
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 from simcore.rng import GOLDEN, PLAY, mix64, next_u64
@@ -103,7 +103,7 @@ def random_subset(mask, k, rng):
     """``k`` cards drawn uniformly without replacement from ``mask`` (k <= popcount(mask))."""
     out = np.uint64(0)
     for _ in range(k):
-        c = kth_index(mask, below_local(rng, popcount(mask)))
+        c = kth_set_bit(mask, below_local(rng, popcount(mask)))
         out |= bit(c)
         mask &= ~bit(c)
     return out
@@ -153,7 +153,7 @@ def best_move(totals, moves):
     best_total = -1e300
     m = moves
     while m != 0:
-        c = kth_index(m, 0)
+        c = lowest_index(m)
         m &= m - np.uint64(1)
         if totals[c] > best_total:
             best_total = totals[c]

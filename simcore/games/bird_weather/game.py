@@ -220,6 +220,30 @@ class BirdWeather(Game, rules=bw):
                 "counters": log["counters"]}
 
     # --- text -----------------------------------------------------------------------
+    def seat_decisions(self, setup, log: dict, seat: int) -> list[int]:
+        """How many choices ``seat`` had at each of its decisions in a logged game, in order: the
+        face-down card, every play (its legal cards, §5-②) and every pick (the unused face-down
+        cards, §6-③).  `balance bench --search` counts a search player's work with it."""
+        options = []
+        n = setup.players
+        for deal in log["deals"]:
+            hand = set(deal["hands"][seat])
+            unused = set(range(n)) if setup.facedown else set()
+            if setup.facedown:
+                options.append(len(hand))
+                hand.discard(deal["facedown"][seat])
+            for trick in (t for t in log["tricks"] if t["deal"] == deal["deal"]):
+                position = (seat - trick["leader"]) % n
+                lead = trick["cards"][0]
+                follows = {c for c in hand if c // 10 == lead // 10 or c % 10 == lead % 10}
+                options.append(len(hand) if position == 0 or not follows else len(follows))
+                hand.discard(trick["cards"][position])
+                if trick["pick_seat"] is not None:
+                    if trick["winner"] == seat:
+                        options.append(len(unused))
+                    unused.discard(trick["pick_seat"])
+        return options
+
     def format_log(self, log: dict) -> str:
         lines = [self.log_heading(log)]
         for deal in log["deals"]:
