@@ -108,3 +108,107 @@ def test_bird_weather_hidden_face_down_cards_do_not_reach_the_table():
     assert table[T_FACEDOWN:T_FACEDOWN + 5].tolist() == [-2, -1, 12, -2, -1]
     kernel.hide_own(table, facedown, 2)
     assert table[T_FACEDOWN:T_FACEDOWN + 5].tolist() == [-2, -1, -2, -2, -1]
+
+
+def _mid_deal_pairs(players, rng, setup):
+    """(state A, state B, decider, scripted plays) in the middle of a deal: two to four whole tricks
+    and part of the next are scripted (legal in both states: every card follows the lead where
+    its seat could follow), so seats have shown voids; state B deals the other seats' unplayed
+    cards and face-down cards anew among them, each seat again void where it showed a void.  No
+    scripted card ends in 0, so no face-down card is taken (a pick would show it)."""
+    import numpy as np
+
+    from simcore.games.bird_weather import rules as bw
+
+    follows = lambda card, lead: card // 10 == lead // 10 or card % 10 == lead % 10  # noqa: E731
+    made = 0
+    while made < 6:
+        cards = list(range(10, 10 * players + 10))
+        rng.shuffle(cards)
+        hands = [sorted(cards[s * 10:(s + 1) * 10]) for s in range(players)]
+        facedown = [rng.choice(h) for h in hands]
+        held = [[c for c in h if c != facedown[s]] for s, h in enumerate(hands)]
+        voids = [set() for _ in range(players)]
+        plays, leader = [], 0
+        table = np.full(bw.TABLE_WIDTH, -1, dtype=np.int64)
+        tricks, extra = rng.randrange(2, 5), rng.randrange(players)
+        ok = True
+        for t in range(tricks + 1):
+            lead = None
+            for i in range(players if t < tricks else extra):
+                seat = (leader + i) % players
+                following = [c for c in held[seat] if lead is not None and follows(c, lead)]
+                legal = following or held[seat]
+                choice = [c for c in legal if c % 10 != 0]
+                if not choice:
+                    ok = False
+                    break
+                card = rng.choice(choice)
+                if lead is not None and not following:
+                    voids[seat] |= {c for c in cards if follows(c, lead)}
+                lead = card if lead is None else lead
+                held[seat].remove(card)
+                plays.append(card)
+                table[bw.T_PLAY + i] = setup.index_of(card)
+            if not ok:
+                break
+            if t < tricks:
+                win_pos, _, _ = bw.resolve_trick(table, setup.number, setup.rules, players)
+                leader = (leader + win_pos) % players
+        if not ok:
+            continue
+        decider = (leader + extra) % players
+        played = set(plays)
+        others = [s for s in range(players) if s != decider]
+        for _ in range(200):  # deal the hidden cards anew, keeping every shown void
+            pool = [c for s in others for c in held[s]]
+            rng.shuffle(pool)
+            held_b = {}
+            for s in sorted(others, key=lambda s: -len(voids[s])):
+                allowed = [c for c in pool if c not in voids[s]]
+                if len(allowed) < len(held[s]):
+                    break
+                held_b[s] = allowed[:len(held[s])]
+                pool = [c for c in pool if c not in held_b[s]]
+            else:
+                break
+        else:
+            continue
+        pool = [facedown[s] for s in others]
+        rng.shuffle(pool)
+        facedown_b = list(facedown)
+        for s, c in zip(others, pool):
+            facedown_b[s] = c
+        hands_b = [None] * players
+        for s in range(players):
+            mine = [c for c in hands[s] if c in played and c != facedown[s]]
+            hands_b[s] = sorted(mine + (held[s] if s == decider else held_b[s]))
+        state_a = {"hands": [[c for c in h if c != facedown[s]] for s, h in enumerate(hands)], "facedown": facedown}
+        state_b = {"hands": hands_b, "facedown": facedown_b}
+        if state_a == state_b:
+            continue
+        assert state_a["hands"][decider] == state_b["hands"][decider] and facedown[decider] == facedown_b[decider]
+        made += 1
+        yield state_a, state_b, decider, plays
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_bird_weather_mid_deal_decisions_ignore_what_the_seat_cannot_see(players):
+    """Later in the deal, where seats have shown voids and search samples deals that respect
+    them: every built-in (search included) and example plug-in decides the same whatever the
+    others' unplayed and face-down cards are."""
+    game = get_game("bird-weather")
+    setup = game.setup(players, game.variant())
+    rng = random.Random(100 + players)
+    checked = searched = 0
+    for state_a, state_b, decider, plays in _mid_deal_pairs(players, rng, setup):
+        for spec, plugins in _lineups(game, players, decider):
+            decisions = []
+            for state in (state_a, state_b):
+                data = {"game": "bird-weather", "players": players, "leader": 0, "plays": plays, "seed": 3, **state}
+                log = game.scenario(data, "hidden-information pair", spec, plugins)
+                decisions.append([c for t in log["tricks"] for c in t["cards"]][len(plays)])
+            assert decisions[0] == decisions[1], (spec, decider, state_a, state_b, plays)
+            checked += 1
+            searched += "search" in spec
+    assert checked >= 6 * 5 and searched == 6
