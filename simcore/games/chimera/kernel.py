@@ -19,12 +19,13 @@ from simcore.games.chimera.rules import (
     C_ZEROS, G_CONVERSIONS, G_CRYSTALS, G_DONE, G_HANDS, G_LEADER, G_ORDER, G_ROUND, G_SCORES, G_TOTALS,
     I_BOXED_FAMILIARS, I_BOXED_GRIMOIRES, I_CRYSTALS_HELD, I_DEAL, I_HAND_SCORES, I_HELD, I_TOTALS, INFO_WIDTH,
     L_CRYSTAL, L_GRIMOIRE, L_LEAD, L_LEADER, L_LEFT, L_LEGAL, L_MOVES, L_NEXT, L_RANKS, L_ROUND, L_SUITS,
-    L_TRICK, L_WINNER, LOG_WIDTH, M_CRYSTAL, MAX_GRIMOIRES, MAX_PLAYERS, N_COUNTERS, N_IDS, N_SEAT_TALLIES,
-    R_CRYSTALS, R_DECK, R_DECK_SIZE, R_GRIMOIRES, R_PLACED, R_PLAYERS, R_ROUNDS, R_TRICKS, R_VALUES,
+    L_TRICK, L_WINNER, LOG_WIDTH, MAX_GRIMOIRES, MAX_PLAYERS, N_COUNTERS, N_IDS, N_SEAT_TALLIES,
+    R_CRYSTALS, R_DECK, R_DECK_SIZE, R_GRIMOIRES, R_PLAYERS, R_ROUNDS, R_TRICKS,
     R_WINNER_LEADS, RANK_BINS, ROUND_LOG_WIDTH, S_CRYSTALS, S_GRIMOIRES, S_VALUE, T_CRYSTALS, T_CRYSTALS_LEFT,
     T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PILE, T_PLAYED, T_PLAYS, T_RANK, T_ROUND, T_SEEN, T_SHEET, T_SUITS,
-    T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, TABLE_WIDTH, ZERO_TENS, all_if, best_following_rank,
-    field_of, ix, legal_masks, pick, round_score, suit_of,
+    T_HELD, T_IN_PLAY, T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, ZERO_TENS,
+    award_trick, best_following_rank, clear_sheet, ix, legal_masks, next_seat, pick, place_card, round_score,
+    suit_of, trick_winner,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -99,14 +100,6 @@ def deal(rules, streams, hands, work, info):
 
 
 @kernel(globals(), inline="always")
-def next_seat(seat, n_players):
-    """The seat after ``seat`` clockwise, without a branch (where the wrap falls depends on the
-    leader, so a branch there would be mispredicted)."""
-    seat += 1
-    return seat - n_players * np.int64(seat == n_players)
-
-
-@kernel(globals(), inline="always")
 def flush(counters, n_players, tricks, per_play, per_trick, passes, crystals_taken, crystals_missed):
     """Unpack play_rounds' register tallies (16-bit fields) into the game's counters."""
     field = 0xFFFF
@@ -165,7 +158,15 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
         table[T_ROUND] = rnd
         table[T_SEEN] = 0
         table[T_CRYSTALS_LEFT] = rules[R_CRYSTALS]   # every crystal is back at each round start
+        # from round 1 on the hands and the grimoires in play are public (T_HELD, T_IN_PLAY)
+        in_play = 0
+        if rnd > 0:
+            for i in range(n_tricks):
+                in_play |= np.int64(1) << work[ix(W_INPLAY + i)]
+        table[T_IN_PLAY] = in_play
         for s in range(n_players):
+            table[ix(T_VOID + s)] = 0
+            table[ix(T_HELD + s)] = np.int64(hands[ix(s)]) if rnd > 0 else 0
             work[ix(W_START + s)] = np.int64(hands[ix(s)])
             table[ix(T_TOP + 2 * s)] = -1
             table[ix(T_TOP + 2 * s + 1)] = -1
@@ -216,6 +217,8 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
                 top0 = table[ix(at)]
                 top1 = table[ix(at + 1)]
                 m0, m1, can_follow = legal_masks(hand, top0, top1, lead, masks)
+                if not random_only and not can_follow:     # its field will show it lacks the lead suit
+                    table[ix(T_VOID + seat)] |= np.int64(1) << lead
                 # the legal masks, for the passed-win test after the trick (C11) and the log
                 work[ix(W_LEGAL + 2 * position)] = np.int64(m0)
                 work[ix(W_LEGAL + 2 * position + 1)] = np.int64(m1)
@@ -240,12 +243,7 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
                     (1 - np.int64(can_follow)) << 48)
                 work[ix(W_COVERED + 2 * position)] = table[ix(at + slot)]        # what the card covers (C11)
                 work[ix(W_COVERED + 2 * position + 1)] = table[ix(rank_at + slot)]
-                table[ix(at + slot)] = card
-                table[ix(rank_at + slot)] = rules[ix(R_PLACED + 2 * card + stacked)]
-                suits, field_rank = field_of(table[ix(at)], table[ix(rank_at)], table[ix(at + 1)],
-                                             table[ix(rank_at + 1)])
-                table[ix(T_SUITS + seat)] = suits
-                table[ix(T_RANK + seat)] = field_rank
+                place_card(table, seat, card, slot, stacked, rules)
                 hands[ix(seat)] = hand & ~bit(card)
                 table[ix(T_PLAYS + position)] = move
                 if not random_only:
@@ -258,22 +256,11 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
                         table[T_LEAD] = lead
                 seat = next_seat(seat, n_players)
             # 2: the highest field holding the lead suit; a tie goes to the later player
-            best = -1
-            w = 0
-            seat = leader
-            for position in range(n_players):
-                rank = table[ix(T_RANK + seat)]
-                following = (table[ix(T_SUITS + seat)] >> lead) & 1
-                work[ix(W_FOLLOWING + position)] = following * (rank + 1) - 1      # -1: cannot win
-                take = following & np.int64(rank >= best)
-                best += take * (rank - best)
-                w += take * (position - w)
-                seat = next_seat(seat, n_players)
+            w, best = trick_winner(table, leader, lead, n_players, work, W_FOLLOWING)
             winner = leader + w
             if winner >= n_players:
                 winner -= n_players
             at = T_TOP + 2 * winner
-            rank_at = T_TOP_RANK + 2 * winner
             top0 = table[ix(at)]
             top1 = table[ix(at + 1)]
             pair = np.int64((top0 >= 0) & (top1 >= 0))
@@ -315,17 +302,10 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
             passed_before = passed
             previous_winner = winner
             # 3: a crystal if a top card carries the mark (one per trick, while the supply lasts)
-            tops = (bit(top0 & 63) & all_if(top0 >= 0)) | (bit(top1 & 63) & all_if(top1 >= 0))
-            marked = np.int64((tops & masks[M_CRYSTAL]) != np.uint64(0))
-            crystal = marked & np.int64(table[T_CRYSTALS_LEFT] > 0)
-            table[T_CRYSTALS_LEFT] -= crystal
-            table[ix(T_CRYSTALS + winner)] += crystal
+            crystal, marked, value = award_trick(table, winner, grimoire, rules, masks)
             seats[ix(S_CRYSTALS + winner)] += crystal
             crystals_taken += crystal
             crystals_missed += marked - crystal
-            value = rules[ix(R_VALUES + grimoire)]
-            table[ix(T_TAKEN + winner)] |= np.int64(bit(grimoire))
-            table[ix(T_VALUE + winner)] += value
             seats[ix(S_VALUE + winner)] += value
             seats[ix(S_GRIMOIRES + winner)] += 1
             row = tricks_done if tricks_done < log.shape[0] else -1
@@ -351,12 +331,7 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
             if not random_only:
                 table[ix(T_PILE + winner)] += popcount(np.uint64(table[ix(T_SHEET + winner)]))
                 table[ix(T_SHEET + winner)] = 0
-            table[ix(at)] = -1
-            table[ix(at + 1)] = -1
-            table[ix(rank_at)] = 0
-            table[ix(rank_at + 1)] = 0
-            table[ix(T_SUITS + winner)] = 0
-            table[ix(T_RANK + winner)] = 0
+            clear_sheet(table, winner)
             if not random_only:
                 for i in range(n_players):
                     table[ix(T_PLAYS + i)] = -1

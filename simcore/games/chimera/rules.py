@@ -35,12 +35,24 @@ the card was placed; -1 = empty slot) plus the mask of every card on it (covered
     T_TAKEN + s               mask of the grimoire ids seat s took this round
     T_VALUE + s               sum of the values of those grimoires (before crystals)
     T_TOTAL + s               seat s's total before this round
+    T_VOID + s                suits seat s has shown it lacks this round (bit per suit): a
+                              follower whose field does not hold the lead suit after its play
+                              had no card of that suit (with one, some slot always follows:
+                              「◆フォローの補足」), and every seat saw the field.
+    T_HELD + s                from round 1 on, the familiars seat s held at the round's start:
+                              exactly the cards seat s-1 played, face up onto its own sheet, in
+                              the previous round (「ラウンドの終了」: the hands pass clockwise),
+                              so every seat can know them (C9); 0 in round 0 (the deal is hidden).
+                              Its hand now is T_HELD + s without T_SEEN.
+    T_IN_PLAY                 from round 1 on, the mask of the grimoire ids in play (every one
+                              was won face up in round 0, so the boxed ones are known too); 0 in
+                              round 0
     T_SCRATCH ...             SCRATCH_WIDTH slots a strategy may use freely during its call
 """
 import numba
 import numpy as np
 
-from simcore.bits import HAS_PDEP, leading_zeros, pdep, popcount, trailing_zeros
+from simcore.bits import HAS_PDEP, bit, leading_zeros, pdep, popcount, trailing_zeros
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 
@@ -88,7 +100,10 @@ T_CRYSTALS = T_PILE + MAX_PLAYERS
 T_TAKEN = T_CRYSTALS + MAX_PLAYERS
 T_VALUE = T_TAKEN + MAX_PLAYERS          # sum of the values taken this round (before crystals)
 T_TOTAL = T_VALUE + MAX_PLAYERS
-T_SCRATCH = T_TOTAL + MAX_PLAYERS        # working memory a strategy may use during its call
+T_VOID = T_TOTAL + MAX_PLAYERS           # suits seat s has shown it lacks this round (bit per suit)
+T_HELD = T_VOID + MAX_PLAYERS            # round >= 1: seat s's hand at the round's start (public; 0 in round 0)
+T_IN_PLAY = T_HELD + MAX_PLAYERS         # round >= 1: the grimoire ids in play (public; 0 in round 0)
+T_SCRATCH = T_IN_PLAY + 1                # working memory a strategy may use during its call
 SCRATCH_WIDTH = 512
 TABLE_WIDTH = T_SCRATCH + SCRATCH_WIDTH
 
@@ -331,6 +346,77 @@ def field_after(top0, rank0, top1, rank1, card, slot, rules):
     if slot == 0:
         return field_of(card, rank, top1, rank1)
     return field_of(top0, rank0, card, rank)
+
+
+@kernel(globals(), inline="always")
+def next_seat(seat, n_players):
+    """The seat after ``seat`` clockwise, without a branch (where the wrap falls depends on the
+    leader, so a branch there would be mispredicted)."""
+    seat += 1
+    return seat - n_players * np.int64(seat == n_players)
+
+
+@kernel(globals(), inline="always")
+def place_card(table, seat, card, slot, stacked, rules):
+    """「◆使い魔カードの出し方」: ``card`` onto ``slot`` of ``seat``'s sheet (``stacked``: both
+    slots held a card, so it goes on top), at the rank it takes now; the seat's field follows."""
+    at = T_TOP + 2 * seat
+    rank_at = T_TOP_RANK + 2 * seat
+    table[ix(at + slot)] = card
+    table[ix(rank_at + slot)] = rules[ix(R_PLACED + 2 * card + stacked)]
+    suits, field_rank = field_of(table[ix(at)], table[ix(rank_at)], table[ix(at + 1)], table[ix(rank_at + 1)])
+    table[ix(T_SUITS + seat)] = suits
+    table[ix(T_RANK + seat)] = field_rank
+
+
+@kernel(globals(), inline="always")
+def trick_winner(table, leader, lead, n_players, following, at):
+    """「トリックの流れ」2, every seat having played: (the winner's position in play order, its
+    field's rank).  The highest field holding ``lead`` wins, a tie going to the later player;
+    ``following[at + position]`` gets each position's rank if its field holds ``lead``, else -1."""
+    best = -1
+    w = 0
+    seat = leader
+    for position in range(n_players):
+        rank = table[ix(T_RANK + seat)]
+        holds = (table[ix(T_SUITS + seat)] >> lead) & 1
+        following[ix(at + position)] = holds * (rank + 1) - 1      # -1: cannot win
+        take = holds & np.int64(rank >= best)
+        best += take * (rank - best)
+        w += take * (position - w)
+        seat = next_seat(seat, n_players)
+    return w, best
+
+
+@kernel(globals(), inline="always")
+def award_trick(table, winner, grimoire, rules, masks):
+    """「トリックの流れ」3-4: the winner takes ``grimoire`` and, if one of its top cards carries a
+    crystal mark, one crystal while the supply lasts.  Returns (crystal taken, crystal owed,
+    the grimoire's value).  The sheet is left as it was (``clear_sheet``)."""
+    top0 = table[ix(T_TOP + 2 * winner)]
+    top1 = table[ix(T_TOP + 2 * winner + 1)]
+    tops = (bit(top0 & 63) & all_if(top0 >= 0)) | (bit(top1 & 63) & all_if(top1 >= 0))
+    marked = np.int64((tops & masks[M_CRYSTAL]) != np.uint64(0))
+    crystal = marked & np.int64(table[T_CRYSTALS_LEFT] > 0)
+    table[T_CRYSTALS_LEFT] -= crystal
+    table[ix(T_CRYSTALS + winner)] += crystal
+    value = rules[ix(R_VALUES + grimoire)]
+    table[ix(T_TAKEN + winner)] |= np.int64(bit(grimoire))
+    table[ix(T_VALUE + winner)] += value
+    return crystal, marked, value
+
+
+@kernel(globals(), inline="always")
+def clear_sheet(table, seat):
+    """The trick winner's whole sheet goes to its face-down pile: both slots empty."""
+    at = T_TOP + 2 * seat
+    rank_at = T_TOP_RANK + 2 * seat
+    table[ix(at)] = -1
+    table[ix(at + 1)] = -1
+    table[ix(rank_at)] = 0
+    table[ix(rank_at + 1)] = 0
+    table[ix(T_SUITS + seat)] = 0
+    table[ix(T_RANK + seat)] = 0
 
 
 @kernel(globals(), inline="always")
