@@ -18,22 +18,35 @@ Built-ins:
                the option with the best expected change, including offering its own gem to
                get rid of a -2 pair; wins only tricks worth winning, cheaply when it plays last;
                keeps its fakes for a late seat and a valuable trick; bids its lowest number
+    search     Perfect Information Monte Carlo (strategies/search.py) at all three decisions:
+               each bid card, gem option or legal card is tried in ``d`` deals of the cards the
+               seat has not seen, consistent with what it has seen (its hand, the cards out this
+               round: revealed bids and plays, the colours each seat has shown it lacks by not
+               following: T_VOID), each finished to the end of the game ``p`` times with every
+               seat playing the policy (random, greedy or heuristic); the best total is played.
+               ``search:d=24:p=1:policy=random:margin=0.05`` (the defaults, SEARCH_DEFAULTS)
 
 Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file with
 ``plugin_*`` dispatchers that call the user's functions.
 """
 import numpy as np
 
-from simcore.bits import HAS_PDEP, bit, kth_index, pdep, popcount, trailing_zeros
+from simcore.bits import HAS_PDEP, bit, kth_index, lowest_index, pdep, popcount, trailing_zeros
 from simcore.games.triatri.rules import (
-    FAKE, HELD_COLOURLESS, R_INSTANT_SETS, R_PLAYERS, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_SEEN,
-    T_START, T_SUPPLY, T_VALUE, draw_below, place_card, score_of, trick_leader,
+    CLASS_COLOURLESS, END_INSTANT, FAKE, GOES_ON, HAND_SIZE, HELD_COLOURLESS, MAX_PLAYERS, NOT_PLAYED, R_DECK,
+    R_INSTANT_SETS, R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START,
+    T_SUPPLY, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, card_facts, draw_below, final_standing, game_end, gem_options,
+    land, lay_card, lead_entry, legal_cards, place_card, resolve_bid, score_of, take_gem, trick_leader, trick_state,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY
+from simcore.rng import PLAY, mix64
+from strategies.search import (
+    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local, best_move,
+    deal_unseen, random_subset, search_params, search_rng,
+)
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
+BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
 PLUGIN_BASE = 16
 N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
@@ -319,6 +332,283 @@ def heuristic_bid(hand, cards):
     return low if low >= 0 else kth_index(hand, 0)
 
 
+# --- search (PIMC) ------------------------------------------------------------------------------
+# A search seat's parameter row is its budget (strategies/search.py): determinizations, playouts
+# per move and determinization, the playout policy (random, greedy or heuristic for every seat)
+# and the weight of the points margin beside the win share in a playout's value.
+#
+# A playout finishes the GAME, not just the round: gems are kept from round to round and what a
+# gem is worth depends on the supply at the very end (leftovers score the gems of their colour
+# still in the supply; an emptied supply colour or an instant win ends the game at once), so the
+# standing at the end of a round is a poor guess of the final one.  The later rounds are dealt
+# afresh from the whole deck with the decision's own random numbers and bid by the policy.
+SEARCH_DEFAULTS = (24.0, 1.0, 0.0, 0.05)
+SCORE_SCALE = 5.0  # points of lead worth ``margin`` of a win in a playout's value
+
+
+@kernel(globals(), inline="always")
+def playout_params():
+    """Every seat of a playout that plays ``heuristic`` uses its default tuning."""
+    hp = np.empty((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
+    for s in range(MAX_PLAYERS):
+        for k in range(N_PARAMS):
+            hp[s, k] = HEURISTIC_DEFAULTS[k]
+    return hp
+
+
+@kernel(globals(), inline="always")
+def playout_bid(policy, hand, cards, rng):
+    if policy == POLICY_HEURISTIC:
+        return heuristic_bid(hand, cards)
+    if policy == POLICY_GREEDY:
+        return greedy_bid(hand, cards)
+    return kth_card(hand, below_local(rng, popcount(hand)))
+
+
+@kernel(globals(), inline="always")
+def playout_gem(policy, hp, seat, options, hand, table, rules, cards, masks, rng):
+    if policy == POLICY_HEURISTIC:
+        return heuristic_gem(hp, seat, options, hand, table, rules, cards, masks)
+    if policy == POLICY_GREEDY:
+        return greedy_gem(options, hand, cards, masks)
+    return kth_card(np.uint64(options), below_local(rng, popcount(np.uint64(options))))
+
+
+@kernel(globals(), inline="always")
+def playout_card(policy, hp, seat, hand, legal, table, rules, cards, masks, rng):
+    if policy == POLICY_HEURISTIC:
+        return heuristic_play(hp, seat, hand, legal, table, rules, cards, masks)
+    if policy == POLICY_GREEDY:
+        return greedy_play(seat, legal, table, rules, cards, masks)
+    return kth_card(legal, below_local(rng, popcount(legal)))
+
+
+@kernel(globals(), inline="always")
+def deck_mask(rules):
+    return (np.uint64(1) << np.uint64(rules[R_DECK])) - np.uint64(1)  # R_DECK <= MAX_DECK = 63
+
+
+@kernel(globals(), inline="always")
+def playout_deal(hands, rules, rng):
+    """A round of a playout after the decision's own: six cards each from the whole deck."""
+    rest = deck_mask(rules)
+    for s in range(rules[R_PLAYERS]):
+        hands[s] = random_subset(rest, HAND_SIZE, rng)
+        rest &= ~hands[s]
+
+
+@kernel(globals())
+def playout_bids(table, hands, rules, cards, policy, rng, fixed_seat, fixed_card):
+    """The start-player bid of a playout: ``fixed_seat`` bids ``fixed_card`` (-1: none), everyone
+    else as the policy would; a redeal deals the whole deck afresh and everyone bids by the
+    policy.  Takes the bids out of the hands; returns (start player, the cards out: the bids)."""
+    n_players = rules[R_PLAYERS]
+    while True:
+        for s in range(n_players):
+            table[T_BID + s] = fixed_card if s == fixed_seat else playout_bid(policy, hands[s], cards, rng)
+        start = resolve_bid(table, rules, cards)
+        if start >= 0:
+            break
+        playout_deal(hands, rules, rng)
+        fixed_seat = -1
+    seen = np.uint64(0)
+    for s in range(n_players):
+        hands[s] &= ~bit(table[T_BID + s])
+        seen |= bit(table[T_BID + s])
+    return start, seen
+
+
+@kernel(globals())
+def playout(table, hands, seen, trick, start, option, first, forced, rules, cards, masks, facts, policy, hp, rng,
+            me, margin, scores, shares):
+    """Finish the game from trick ``trick`` of the round in ``table``, started by ``start``, played
+    for ``option`` (-1: the start player chooses it by the policy), ``first`` cards already in
+    ``table``; the card at position ``first`` is ``forced`` (-1: the policy's).  ``hands`` is a
+    determinization (every hand known) and ``seen`` the cards out this round.  Every seat plays
+    the policy; the rules are those of the play loop (simcore/games/triatri/rules.py: gem_options,
+    legal_cards, lay_card, take_gem, game_end, resolve_bid, final_standing).  Returns seat
+    ``me``'s value: its win share of the final standing plus ``margin`` x its points lead over
+    the best other seat / SCORE_SCALE."""
+    n_players = rules[R_PLAYERS]
+    fakes = masks[FAKE]
+    rnd = table[T_ROUND]
+    instant = -1
+    ended = False
+    while True:
+        while trick < HAND_SIZE - 1:
+            table[T_TRICK] = trick
+            table[T_START] = start
+            if first == 0:
+                table[T_PLAYED] = 0
+                table[T_SEEN] = np.int64(seen)
+                for s in range(n_players):
+                    table[T_HELD + s] = NOT_PLAYED
+                    table[T_VALUE + s] = 0
+                best, tied, lasts, previous = -1, 0, np.uint64(0), CLASS_COLOURLESS
+            else:
+                best, tied, lasts, previous = trick_state(table, facts, first)
+            if option < 0:
+                table[T_GEM] = -1
+                option = playout_gem(policy, hp, start, gem_options(table, start), hands[start], table, rules, cards,
+                                     masks, rng)
+            table[T_GEM] = option
+            suit = masks[option - 3 if option >= 3 else option]
+            for position in range(first, n_players):
+                seat = start + position
+                if seat >= n_players:
+                    seat -= n_players
+                hand = hands[seat]
+                if forced >= 0:
+                    card = forced
+                    forced = -1
+                else:
+                    card = playout_card(policy, hp, seat, hand, legal_cards(hand, suit, fakes), table, rules, cards,
+                                        masks, rng)
+                table[T_ORDER + position] = seat
+                cls, value, victim, doubled = lay_card(table, facts[card], seat, card, position, best, tied, lasts,
+                                                       previous, True)
+                best, tied, lasts = land(best, tied, lasts, seat, cls, value)
+                previous = cls
+                hands[seat] = hand & ~bit(card)
+                seen |= bit(card)
+                table[T_PLAYED] = position + 1
+                table[T_SEEN] = np.int64(seen)
+            winner = lead_entry(tied, lasts) & 15
+            take_gem(table, option, start, winner)
+            end = game_end(table, rules, option, winner)
+            start = winner
+            first = 0
+            option = -1
+            trick += 1
+            if end != GOES_ON:
+                instant = winner if end == END_INSTANT else -1
+                ended = True
+                break
+        rnd += 1
+        if ended or rnd >= rules[R_ROUNDS]:
+            break
+        table[T_ROUND] = rnd
+        playout_deal(hands, rules, rng)
+        start, seen = playout_bids(table, hands, rules, cards, policy, rng, -1, -1)
+        trick = 0
+    final_standing(table, rules, instant, scores, shares)
+    best_other = -1 << 40
+    for s in range(n_players):
+        if s != me:
+            best_other = max(best_other, scores[s])
+    return shares[me] + margin * (scores[me] - best_other) / SCORE_SCALE
+
+
+@kernel(globals(), inline="always")
+def one_fake(moves, masks):
+    """``moves`` with its fakes but the lowest taken out: fakes are interchangeable (docs/rules)."""
+    fakes = moves & masks[FAKE]
+    return (moves & ~fakes) | (fakes & (~fakes + np.uint64(1)))
+
+
+@kernel(globals(), inline="always")
+def others_unknown(seat, table, rules, in_trick):
+    """What the other seats hold, as ``seat`` knows it during a trick: how many cards each still
+    holds (one went to the bid, one to each trick so far, one to this trick if it has played:
+    ``in_trick`` seats have) and the cards each has shown it lacks (T_VOID)."""
+    n_players = rules[R_PLAYERS]
+    need = np.zeros(n_players, dtype=np.int64)
+    voids = np.zeros(n_players, dtype=np.uint64)
+    start = table[T_START]
+    for s in range(n_players):
+        if s != seat:
+            position = s - start if s >= start else s - start + n_players
+            need[s] = HAND_SIZE - 1 - table[T_TRICK] - (1 if position < in_trick else 0)
+            voids[s] = np.uint64(table[T_VOID + s])
+    return need, voids
+
+
+@kernel(globals())
+def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks, streams):
+    """PIMC for one decision: ``kind`` 0 the bid (``moves`` = the hand), 1 the gem (the options),
+    2 the card (the legal cards).  ``d`` deals of the cards the seat has not seen, consistent
+    with what it has seen; in each, every move finished ``p`` times by the playout policy on the
+    same playout draws; the move with the best total."""
+    n_players = rules[R_PLAYERS]
+    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
+    rng = search_rng(streams)
+    hp = playout_params()
+    facts = card_facts(rules, cards)
+    if kind == 0:
+        # bidding: it knows only its hand (the others' bids are not revealed until all have bid)
+        need = np.zeros(n_players, dtype=np.int64)
+        voids = np.zeros(n_players, dtype=np.uint64)
+        for s in range(n_players):
+            if s != seat:
+                need[s] = HAND_SIZE
+        pool = deck_mask(rules) & ~hand
+        n_played = 0
+    else:
+        # during a trick: its hand, the cards out (the revealed bids, the cards played) and the
+        # voids the others have shown; the unused cards are among the unseen
+        n_played = table[T_PLAYED] if kind == 2 else 0
+        need, voids = others_unknown(seat, table, rules, n_played)
+        pool = deck_mask(rules) & ~hand & ~np.uint64(table[T_SEEN])
+    deal_hands = np.zeros(n_players, dtype=np.uint64)
+    hands = np.empty(n_players, dtype=np.uint64)
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    totals = np.zeros(64, dtype=np.float64)
+    rng_p = np.empty(1, dtype=np.uint64)
+    seen = np.uint64(table[T_SEEN])
+    for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
+        deal_unseen(pool, need, voids, n_players, deal_hands, rng)
+        deal_hands[seat] = hand
+        for p in range(np.int64(params[seat, P_PLAYOUTS])):
+            playout_seed = rng[0] + np.uint64(p + 1)  # every move meets the same playout draws
+            m = moves
+            while m != 0:
+                move = lowest_index(m)
+                m &= m - np.uint64(1)
+                ptable[:] = table
+                for s in range(n_players):
+                    hands[s] = deal_hands[s]
+                rng_p[0] = mix64(playout_seed)
+                if kind == 0:
+                    start, out = playout_bids(ptable, hands, rules, cards, policy, rng_p, seat, move)
+                    value = playout(ptable, hands, out, 0, start, -1, 0, -1, rules, cards, masks, facts, policy, hp,
+                                    rng_p, seat, margin, scores, shares)
+                elif kind == 1:
+                    value = playout(ptable, hands, seen, table[T_TRICK], seat, move, 0, -1, rules, cards, masks,
+                                    facts, policy, hp, rng_p, seat, margin, scores, shares)
+                else:
+                    value = playout(ptable, hands, seen, table[T_TRICK], table[T_START], table[T_GEM], n_played,
+                                    move, rules, cards, masks, facts, policy, hp, rng_p, seat, margin, scores, shares)
+                totals[move] += value
+        rng[0] = mix64(rng[0])  # the next deal draws on from here
+    return best_move(totals, moves)
+
+
+@kernel(globals())
+def search_bid(params, seat, hand, table, rules, cards, masks, streams):
+    moves = one_fake(hand, masks)
+    if moves & (moves - np.uint64(1)) == 0:
+        return lowest_index(moves)  # nothing to weigh
+    return search_decision(0, params, seat, moves, hand, table, rules, cards, masks, streams)
+
+
+@kernel(globals())
+def search_gem(params, seat, options, hand, table, rules, cards, masks, streams):
+    moves = np.uint64(options)
+    if moves & (moves - np.uint64(1)) == 0:
+        return lowest_index(moves)
+    return search_decision(1, params, seat, moves, hand, table, rules, cards, masks, streams)
+
+
+@kernel(globals())
+def search_play(params, seat, hand, legal, table, rules, cards, masks, streams):
+    moves = one_fake(legal, masks)
+    if moves & (moves - np.uint64(1)) == 0:
+        return lowest_index(moves)
+    return search_decision(2, params, seat, moves, hand, table, rules, cards, masks, streams)
+
+
 # --- plug-ins ---------------------------------------------------------------------
 
 PLUGIN_DECISIONS = {
@@ -352,6 +642,8 @@ def choose_bid(strategy, params, seat, hand, table, rules, cards, masks, streams
         return greedy_bid(hand, cards)
     if strategy == HEURISTIC:
         return heuristic_bid(hand, cards)
+    if strategy == SEARCH:
+        return search_bid(params, seat, hand, table, rules, cards, masks, streams)
     return plugin_bid(strategy - PLUGIN_BASE, params, seat, hand, table, rules, cards, masks, streams)
 
 
@@ -363,6 +655,8 @@ def choose_gem(strategy, params, seat, options, hand, table, rules, cards, masks
         return greedy_gem(options, hand, cards, masks)
     if strategy == HEURISTIC:
         return heuristic_gem(params, seat, options, hand, table, rules, cards, masks)
+    if strategy == SEARCH:
+        return search_gem(params, seat, options, hand, table, rules, cards, masks, streams)
     return plugin_gem(strategy - PLUGIN_BASE, params, seat, options, hand, table, rules, cards, masks, streams)
 
 
@@ -374,11 +668,18 @@ def choose_play(strategy, params, seat, hand, legal, table, rules, cards, masks,
         return greedy_play(seat, legal, table, rules, cards, masks)
     if strategy == HEURISTIC:
         return heuristic_play(params, seat, hand, legal, table, rules, cards, masks)
+    if strategy == SEARCH:
+        return search_play(params, seat, hand, legal, table, rules, cards, masks, streams)
     return plugin_play(strategy - PLUGIN_BASE, params, seat, hand, legal, table, rules, cards, masks, streams)
 
 
+PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
+
+
 def default_params(name: str, argument: str | None = None) -> tuple:
-    """Parameter row of a built-in strategy."""
+    """Parameter row of a built-in strategy (``search``: its budget, ``d=..:p=..``, checked)."""
+    if name == "search":
+        return search_params(argument, SEARCH_DEFAULTS)
     if name == "heuristic":
         return HEURISTIC_DEFAULTS
     return (0.0,) * N_PARAMS

@@ -329,6 +329,12 @@ def _trick_pairs(players, kind):
     return pairs
 
 
+def _choices(rules, cards):
+    """How many different moves ``cards`` offer: the fakes are interchangeable, so they count once
+    (the ``search`` player weighs one of them, and a single move is not searched at all)."""
+    return len({ref.card_name(rules, c) for c in cards})
+
+
 # --- the compiled play loop ----------------------------------------------------------------------
 
 def _run(data, lineup, script, tricks):
@@ -379,6 +385,8 @@ def test_bids_ignore_what_the_seat_cannot_see(players, name):
         assert all(bids[0][first + s] != bids[1][first + s] for s in range(players) if s != decider)  # and bids
         decisions = [b[first + decider] for b in bids]
         assert all((log["dealt"][-1][decider] >> d) & 1 for log, d in zip(logs, decisions))  # from its hand
+        hand = [c for c in range(64) if (logs[0]["dealt"][-1][decider] >> c) & 1]
+        assert _choices(_setup(players)[2], hand) >= 2  # a real decision (search searches it)
         assert decisions[0] == decisions[1], (name, decider, state_a, state_b, decisions)
         checked += 1
     assert checked == PAIRS
@@ -402,7 +410,7 @@ def test_gems_ignore_what_the_seat_cannot_see(players, name):
         assert logs[0]["dealt"] != logs[1]["dealt"]  # ... the deal is not
         assert logs[0]["tricks"][trick]["start"] == logs[1]["tricks"][trick]["start"] == decider
         decisions = [log["ids"]["gems"][trick] for log in logs]
-        assert decisions[0] in options
+        assert decisions[0] in options and len(options) >= 2  # a real decision (search searches it)
         assert decisions[0] == decisions[1], (name, decider, state_a, state_b, decisions)
         checked += 1
     assert checked == PAIRS
@@ -428,7 +436,7 @@ def test_plays_ignore_what_the_seat_cannot_see(players, name):
         assert len(script_a) == len(script_b) == players + (1 + players) * trick + 1 + position  # then it decides
         assert logs[0]["tricks"][trick]["plays"][position][0] == decider
         decisions = [c[position] for c in current]
-        assert decisions[0] in legal
+        assert decisions[0] in legal and _choices(_setup(players)[2], legal) >= 2  # a real decision
         assert decisions[0] == decisions[1], (name, decider, state_a, state_b, decisions)
         checked += 1
     assert checked == PAIRS

@@ -14,12 +14,12 @@ from numba import prange
 from simcore.bits import bit, has
 from simcore.games.triatri.rules import (
     C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS,
-    CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS, END_SUPPLY,
-    FAKE, HAND_SIZE, HELD_COLOURLESS, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
-    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_INSTANT_SETS,
-    R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY,
-    T_TRICK, T_VALUE, TABLE_WIDTH, card_facts, draw_below, fact_number, gem_score, land, lead_entry,
-    played_value, resolve_bid,
+    CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS,
+    FAKE, GOES_ON, HAND_SIZE, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
+    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_PLAYERS, R_ROUNDS,
+    T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY, T_TRICK, T_VALUE,
+    T_VOID, TABLE_WIDTH, card_facts, draw_below, final_standing, game_end, gem_options, land, lay_card, lead_entry,
+    legal_cards, resolve_bid, take_gem,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -103,6 +103,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
             else:
                 for s in range(n_players):
                     table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
+                    table[T_VOID + s] = 0  # a new hand: nothing shown yet
                 for s in range(n_players):
                     card = scripted(script, work)
                     if card < 0:
@@ -142,12 +143,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
                     table[T_HELD + s] = NOT_PLAYED
                     table[T_VALUE + s] = 0
             # 宝石を選ぶ: a supply gem, or one of the start player's own
-            options = 0
-            for c in range(3):
-                if table[T_SUPPLY + c] > 0:
-                    options |= 1 << c
-                if table[T_GEMS + 3 * start + c] > 0:
-                    options |= 1 << (3 + c)
+            options = gem_options(table, start)
             if strategies is None:
                 play, option = random_pick(play, np.uint64(options))
             else:
@@ -171,8 +167,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
                 if seat >= n_players:
                     seat -= n_players
                 hand = hands[seat]
-                follow = hand & suit
-                legal = (follow | (hand & fakes)) if follow else hand
+                legal = legal_cards(hand, suit, fakes)
                 if strategies is None:
                     play, card = random_pick(play, legal)
                 else:
@@ -184,35 +179,20 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
                         return STRATEGY_BROKE_RULES, -1
                     table[T_ORDER + position] = seat
                 fact = facts[card]
-                cls = fact & 3
-                number = fact_number(fact)
                 # counted without branches (a random card's kind is unpredictable)
-                is_fake = cls == CLASS_COLOURLESS
+                is_fake = (fact & 3) == CLASS_COLOURLESS
                 counters[C_FAKES] += is_fake
                 fake_seat |= bit(seat) * np.uint64(is_fake)
-                if is_fake and position > 0:
-                    # a fake after the first card takes the leader's card and value
-                    lead = lead_entry(tied, lasts)
-                    victim = lead & 15
-                    cls = lead >> 4
-                    value = best
-                    doubled = False
-                    counters[C_SWAPS] += 1
-                    if strategies is not None or row >= 0:
-                        table[T_HELD + seat] = table[T_HELD + victim]
-                        table[T_VALUE + seat] = best
-                        table[T_HELD + victim] = HELD_COLOURLESS
-                        table[T_VALUE + victim] = 0
-                else:
-                    victim = -1
-                    value = played_value(fact, previous)  # a leading fake: class colourless, value 0
-                    doubled = value != number
-                    if strategies is not None or row >= 0:
-                        table[T_HELD + seat] = card if cls != CLASS_COLOURLESS else HELD_COLOURLESS
-                        table[T_VALUE + seat] = value
-                counters[C_DOUBLED] += doubled
+                if strategies is not None:
+                    if not is_fake and (fact & 3) != colour:  # did not follow: holds none of the colour
+                        table[T_VOID + seat] |= np.int64(suit)
+                cls, value, victim, doubled = lay_card(table, fact, seat, card, position, best, tied, lasts, previous,
+                                                       strategies is not None or row >= 0)
                 best, tied, lasts = land(best, tied, lasts, seat, cls, value)
                 previous = cls
+                if victim >= 0:
+                    counters[C_SWAPS] += 1
+                counters[C_DOUBLED] += doubled
                 hands[seat] = hand & ~bit(card)
                 seen |= bit(card)
                 if strategies is not None:
@@ -225,8 +205,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
             winner = lead_entry(tied, lasts) & 15
             counters[C_FAKE_WINS] += has(fake_seat, winner)
             # 勝者が宝石を獲得する
-            table[T_SUPPLY + colour if option < 3 else T_GEMS + 3 * start + colour] -= 1
-            table[T_GEMS + 3 * winner + colour] += 1
+            take_gem(table, option, start, winner)
             counters[C_TRICKS] += 1
             tricks_done += 1
             if row >= 0:
@@ -240,43 +219,11 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
                     log[row, L_VALUE + s] = table[T_VALUE + s] if s < n_players else -9
             start = winner
             # ゲームの終了条件: two of every colour wins at once; an emptied supply colour ends it
-            sets = rules[R_INSTANT_SETS]
-            if sets > 0 and table[T_GEMS + 3 * winner] >= sets and table[T_GEMS + 3 * winner + 1] >= sets \
-                    and table[T_GEMS + 3 * winner + 2] >= sets:
-                counters[C_END] = END_INSTANT
-                return FINISHED, winner
-            if option < 3 and table[T_SUPPLY + colour] == 0:
-                counters[C_END] = END_SUPPLY
-                return FINISHED, -1
+            end = game_end(table, rules, option, winner)
+            if end != GOES_ON:
+                counters[C_END] = end
+                return FINISHED, winner if end == END_INSTANT else -1
     return FINISHED, -1
-
-
-@kernel(globals())
-def final_standing(table, rules, instant, scores, shares):
-    """Scores for everyone; shares: the instant winner, else best score, then most gems, then split."""
-    n_players = rules[R_PLAYERS]
-    for s in range(n_players):
-        scores[s] = gem_score(table, rules, s)
-        shares[s] = 0.0
-    if instant >= 0:
-        shares[instant] = 1.0
-        return
-    best_score = scores[0]
-    for s in range(n_players):
-        best_score = max(best_score, scores[s])
-    best_gems = -1
-    for s in range(n_players):
-        if scores[s] == best_score:
-            best_gems = max(best_gems, table[T_GEMS + 3 * s] + table[T_GEMS + 3 * s + 1] + table[T_GEMS + 3 * s + 2])
-    tied = 0
-    for s in range(n_players):
-        if scores[s] == best_score and \
-                table[T_GEMS + 3 * s] + table[T_GEMS + 3 * s + 1] + table[T_GEMS + 3 * s + 2] == best_gems:
-            tied += 1
-    for s in range(n_players):
-        if scores[s] == best_score and \
-                table[T_GEMS + 3 * s] + table[T_GEMS + 3 * s + 1] + table[T_GEMS + 3 * s + 2] == best_gems:
-            shares[s] = 1.0 / tied
 
 
 @kernel(globals())
