@@ -601,10 +601,10 @@ def choose_pick(strategy, params, seat, available, hand, seen, table, number, ru
     return plugin_pick(strategy - PLUGIN_BASE, params, seat, available, hand, seen, table, number, rules, streams)
 
 
-PARAMETER = {"search": "budget"}
+PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
 # the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
-SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last is the strongest  # strategies that take `name:argument` (Game.lineup)
+SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last is the strongest
 
 
 def default_params(name: str, argument: str | None = None) -> tuple:

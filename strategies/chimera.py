@@ -563,6 +563,10 @@ def choose_play(strategy, params, seat, hand, m0, m1, table, rules, masks, strea
 
 
 PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
+# the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below;
+# the skill tiers of analysis/skill.py (skill vs luck), the last the strongest
+LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
+SKILL_TIERS = ("random", "heuristic", "search")
 
 
 def default_params(name: str, argument: str | None = None) -> tuple:
