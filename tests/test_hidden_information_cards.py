@@ -322,6 +322,15 @@ def _ten_tricks_swap_pairs(players, rng):
         yield state_a, state_b, decider
 
 
+def _ten_tricks_choices(state, decider, plays):
+    """How many cards the decider could play (its hand as dealt: a decider never swaps here)."""
+    card_id = {tt.Setup.card_name(c): c for c in range(tt.SWAP_CARD + 1)}
+    hand = sum(1 << card_id[c] for c in state["rounds"][0]["hands"][decider])
+    lead = card_id[plays[0][1]] if plays[0][0] != decider else -1
+    masks = tt.make_setup(state["players"]).masks
+    return bin(int(tt.legal_mask(np.uint64(hand), lead, 0, masks))).count("1")
+
+
 def _ten_tricks_run(game, data, lineup, script, tricks):
     """The compiled play loop on the position ``data``: ``script`` (swap answers, then cards),
     then the line-up's strategies, stopped before trick ``tricks``.  Returns the log."""
@@ -355,7 +364,7 @@ def test_ten_tricks_plays_ignore_what_the_seat_cannot_see(players, name):
     set of cards or another, and whichever card a seat that swapped for infected 8 gave up."""
     game = get_game("ten-tricks")
     rng = random.Random(200 + players)
-    checked = 0
+    checked = chosen = 0
     for state_a, state_b, decider, leader, scripts, n_before in _ten_tricks_play_pairs(players, rng):
         lineup = _lineup("ten-tricks", players, decider, name)
         logs = [_ten_tricks_run(game, state, lineup, script, 1) for state, script in zip((state_a, state_b), scripts)]
@@ -370,7 +379,9 @@ def test_ten_tricks_plays_ignore_what_the_seat_cannot_see(players, name):
         assert decisions[0][0] == decider
         assert decisions[0] == decisions[1], (name, decider, state_a, state_b, decisions)
         checked += 1
+        chosen += _ten_tricks_choices(state_a, decider, first[0]["plays"]) > 1
     assert checked == PAIRS
+    assert chosen >= PAIRS - 1, chosen  # the decisions are real choices (a search searches), not forced
 
 
 @pytest.mark.parametrize("name", _strategies("ten-tricks"))

@@ -284,3 +284,133 @@ def test_plugins_fall_back_to_random_for_what_they_leave_out(game, tmp_path):
     rows = game.run_chunk(setup, lineup, 13, 0, 5_000)
     share = float(rows["share_0"].sum()) / 5_000
     assert share < 0.22, share  # 19.0% measured; random would be 25% +- 1.2 pp
+
+
+# --- the search player (PIMC) -------------------------------------------------------------------
+
+def _search_decision(game, players, settings, hands, plays, spec="search"):
+    """The card ``spec`` plays after the scripted ``plays`` of trick 0 of round 0 (seat 0 leads),
+    with these ``hands`` dealt (card names; the swap rule off so nobody is asked first): the
+    compiled play loop on a scripted position, as ``balance play`` runs it."""
+    from simcore.games.ten_tricks import rules as tt
+    from simcore.play import UNFINISHED
+
+    setup = game.setup(players, game.variant(overrides={**settings, "swap": False}))
+    card_id = {setup.card_name(c): c for c in range(tt.SWAP_CARD + 1)}
+    decider = len(plays)
+    seats = ["random"] * players
+    seats[decider] = spec
+    lineup = game.lineup(",".join(seats), players)
+    row = np.zeros((1, tt.MAX_PLAYERS), dtype=np.int64)
+    for s, hand in enumerate(hands):
+        row[0, s] = sum(1 << card_id[c] for c in hand)
+    log = np.full((1, tt.LOG_WIDTH), -9, dtype=np.int64)
+    round_log = np.full((1, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
+    status = lineup.kernels.play_scenario(
+        setup.rules, setup.masks, lineup.ids, lineup.params, np.zeros(tt.MAX_PLAYERS, dtype=np.int64), 0, 1, 1,
+        row, np.array([card_id[c] for c in plays], dtype=np.int64), np.zeros(1, dtype=np.int64), log, round_log,
+        np.zeros(tt.MAX_PLAYERS, dtype=np.int64), np.zeros(tt.MAX_PLAYERS, dtype=np.float64),
+        np.zeros(tt.N_COUNTERS, dtype=np.int64), np.zeros(tt.MAX_PLAYERS, dtype=np.int64))
+    assert status == UNFINISHED
+    return setup.card_name(log[0, tt.L_PLAYS + decider])
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("spec", ["search", "search:d=4:policy=random", "search:d=4:policy=greedy"])
+def test_search_plays_the_winning_card(game, players, spec):
+    """Two cards each, first to 3 points.  Red was led and followed; the searching seat, last to
+    play, holds no red: green-8 and blue-1, either legal, neither wins the trick.  green-8 first
+    raises its track 0 -> 8 (the cap) and blue-1 then cannot move it (8 + 1 passes the cap): +3
+    at the round's end, 3 points, the game.  blue-1 first raises it to 1 and green-8 then cannot
+    move it: no bonus, the game lost.  Whatever the others hold, green-8 is the move; and with
+    green-1 and blue-8 instead, blue-8 (the higher id this time, of the other colour)."""
+    others = ([["red-2", "yellow-5"], ["red-3", "yellow-6"], ["red-4", "yellow-7"]] if players == 4
+              else [["red-2", "blue-5"], ["red-3", "blue-6"]])
+    plays = [h[0] for h in others]
+    settings = {"hand_size": 2, "target": 3}
+    for mine, best in ((["green-8", "blue-1"], "green-8"), (["green-1", "blue-8"], "blue-8")):
+        assert _search_decision(game, players, settings, others + [mine], plays, spec) == best, mine
+
+
+@pytest.mark.parametrize("spec,fragment", [
+    ("search:d=0", "d= must be a whole number"), ("search:p=1.5", "p= must be a whole number"),
+    ("search:policy=clever", "policy must be random, greedy or heuristic"), ("search:x=3", "known key"),
+    ("search:margin=2", "margin= must be"), ("search:d", "key=value"),
+])
+def test_bad_search_budgets_are_refused(spec, fragment):
+    code, out, err = balance("simulate", "ten-tricks", "-p", 4, "-n", 10, "-q", "-s",
+                             f"{spec},heuristic,heuristic,heuristic")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, (spec, err)
+
+
+def test_search_runs_are_the_same_for_any_threads_and_chunks():
+    """A search seat draws one number from the PLAY stream per decision and runs its deals on a
+    local generator: the rows do not depend on threads or chunking."""
+    import simcore
+
+    spec = "search:d=2,random,search:d=2:policy=random,heuristic"
+    frames = [simcore.run("ten-tricks", players=4, games=600, seed=9, strategies=spec, threads=threads,
+                          chunk_size=chunk).frame
+              for threads, chunk in ((1, 600), (2, 600), (2, 137))]
+    for frame in frames[1:]:
+        assert frame.equals(frames[0])
+    spec3 = "search:d=2,heuristic,search:d=2:policy=greedy"
+    a, b = (simcore.run("ten-tricks", players=3, games=300, seed=4, strategies=spec3, threads=t, chunk_size=c).frame
+            for t, c in ((1, 300), (2, 77)))
+    assert a.equals(b)
+
+
+@pytest.mark.parametrize("players,floor", [(3, 0.40), (4, 0.31)])
+def test_search_beats_heuristic(players, floor):
+    """The default search in each seat in turn against heuristic players (docs/strategies.md
+    has the full measurement; these runs are short and the floors far below it)."""
+    import simcore
+
+    wins, games = 0.0, 0
+    for seat in range(players):
+        spec = ["heuristic"] * players
+        spec[seat] = "search"
+        frame = simcore.run("ten-tricks", players=players, games=300, seed=40 + seat, strategies=",".join(spec)).frame
+        wins += float(frame[f"share_{seat}"].sum())
+        games += frame.height
+    assert wins / games > floor, wins / games
+
+
+@pytest.mark.parametrize("players,lineup", [(3, "heuristic,random,greedy"), (4, "random,heuristic,random,greedy")])
+def test_shown_voids_are_never_wrong(game, players, lineup):
+    """``show_voids`` (what the kernel writes into T_VOID / T_SINGLE, the search's sampling
+    constraints) replayed over logged games: before and after every play, no seat holds a card
+    of its voids nor two cards of a colour it has shown it holds at most one of; and the voids
+    do say something (many seats show some)."""
+    from simcore.games.ten_tricks import rules as tt
+
+    setup = game.setup(players, game.variant())
+    masks = setup.masks
+    card_id = {setup.card_name(c): c for c in range(tt.SWAP_CARD + 1)}
+    table = np.zeros(tt.TABLE_WIDTH, dtype=np.int64)
+    shown = 0
+
+    def consistent(hand, seat):
+        void, single = int(table[tt.T_VOID + seat]), int(table[tt.T_SINGLE + seat])
+        return hand & void == 0 and all(bin(hand & single & int(masks[c])).count("1") <= 1 for c in range(4))
+
+    for log in game.kernel_logs(setup, game.lineup(lineup, players), 8, range(400)):
+        for r in log["rounds"]:
+            hands = [sum(1 << card_id[c] for c in h) for h in r["hands"]]
+            table[:] = 0
+            if r["swap"]:
+                seat, give = r["swap"][0], card_id[r["swap"][1]]
+                hands[seat] = hands[seat] & ~(1 << give) | 1 << tt.SWAP_CARD
+                table[tt.T_VOID + seat] = int(masks[tt.INFECTED]) & ~(1 << tt.SWAP_CARD)
+            for trick in (t for t in log["tricks"] if t["round"] == r["round"]):
+                lead = -1
+                for position, (seat, name) in enumerate(trick["plays"]):
+                    card = card_id[name]
+                    assert consistent(hands[seat], seat), (log["game"], r["round"], trick["trick"], seat)
+                    tt.show_voids(table, seat, position, card, lead, masks)
+                    tt.lay_card(table, position, card)
+                    hands[seat] &= ~(1 << card)
+                    assert consistent(hands[seat], seat), (log["game"], r["round"], trick["trick"], seat)
+                    lead = card if position == 0 else lead
+            shown += sum(table[tt.T_VOID + s] != 0 for s in range(players))
+    assert shown > 1500, shown

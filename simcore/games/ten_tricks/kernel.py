@@ -17,9 +17,9 @@ from simcore.games.ten_tricks.rules import (
     G_SWAP_CARD, G_SWAP_SEAT, G_TOTALS, G_TRACKS, INFECTED, L_LEADER, L_LEVEL, L_LOST, L_LOWER, L_PLAYS,
     L_RESCUED, L_ROUND, L_TRACKS, L_TRICK, L_UPPER, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_CAP,
     R_COLOURS_3, R_HAND, R_INFECTED, R_MAX_ROUNDS, R_PLAYERS, R_SWAP, R_TARGET, ROUND_LOG_WIDTH, SAME_NUMBER,
-    SWAP_CARD, T_DECK, T_LEADER, T_LOST, T_LOWER, T_PLAYED, T_PLAYS, T_ROUND, T_SEEN, T_SWAP_SEAT, T_TOTAL,
-    T_TRACK, T_TRICK, T_UNLOCKED, T_UPPER, TABLE_WIDTH, legal_mask, low_survivors, rescue, round_score,
-    winning_position,
+    SURVIVORS, SWAP_CARD, T_DECK, T_LEADER, T_LOST, T_LOWER, T_PLAYED, T_PLAYS, T_ROUND, T_SEEN, T_SINGLE,
+    T_SWAP_SEAT, T_TOTAL, T_TRACK, T_TRICK, T_UNLOCKED, T_UPPER, T_VOID, TABLE_WIDTH, final_shares, lay_card,
+    legal_mask, round_score, settle_trick, show_voids,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -35,8 +35,8 @@ NO_OFFER = -2    # a scripted swap answer: this seat does not offer
 W_DEAL_CURSOR = SCRIPT_CURSOR + 1  # slot 0: the script cursor (simcore/play.py)
 W_OFFER = 2                           # per seat: the card offered for infected 8
 W_FIRST = W_OFFER + MAX_PLAYERS       # per seat: the total after round 1 (the comeback figure)
-WORK_WIDTH = W_FIRST + MAX_PLAYERS
-SURVIVORS = np.uint64(0xFFFFFFFF)
+W_MOVED = W_FIRST + MAX_PLAYERS       # per seat: the survivors rescued in the last trick (mask)
+WORK_WIDTH = W_MOVED + MAX_PLAYERS
 
 
 @kernel(globals())
@@ -143,6 +143,7 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
     work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     tricks_done = 0
+    moved = work[W_MOVED:W_MOVED + MAX_PLAYERS]  # settle_trick's rescued masks
     leader = 0  # RULINGS.md: seat 0 leads round 0
     if first_round > 0:
         leader = leader_script[0]
@@ -155,11 +156,16 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
         table[T_UNLOCKED] = 0
         table[T_SEEN] = 0
         table[T_SWAP_SEAT] = -1
+        table[T_LEADER] = leader  # the swap offers may know who leads first
+        table[T_TRICK] = 0
+        table[T_PLAYED] = 0
         for s in range(n_players):
             table[T_UPPER + s] = 0
             table[T_LOWER + s] = 0
             table[T_TRACK + s] = 0
             table[T_LOST + s] = 0
+            table[T_VOID + s] = 0
+            table[T_SINGLE + s] = 0
         counters[C_ROUNDS] += 1
         removed = deal(hands, rules, streams, order, deal_script, work, table)
         if k_round < round_log.shape[0]:
@@ -173,6 +179,8 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
         if offers < 0:
             return STRATEGY_BROKE_RULES
         table[T_SWAP_SEAT] = swap_seat
+        if swap_seat >= 0:  # it was dealt no infected: it holds none but infected 8
+            table[T_VOID + swap_seat] = np.int64(masks[INFECTED] & ~bit(SWAP_CARD))
         if k_round < round_log.shape[0]:
             round_log[k_round, G_OFFERS] = offers
             round_log[k_round, G_SWAP_SEAT] = swap_seat
@@ -200,64 +208,30 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
                     card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, masks, streams)
                 if card < 0 or card > SWAP_CARD or not has(legal, card):
                     return STRATEGY_BROKE_RULES
-                table[T_PLAYS + position] = card
-                table[T_PLAYED] = position + 1
+                show_voids(table, seat, position, card, lead, masks)  # what the play shows (public)
+                lay_card(table, position, card)
                 hands[seat] = hand & ~bit(card)
                 cards |= bit(card)
-                table[T_SEEN] |= np.int64(bit(card))
                 if position == 0:
                     lead = card
                 if card >= FIRST_INFECTED:
                     any_infected = True
-                    table[T_UNLOCKED] = 1
                 if row >= 0:
                     log[row, L_PLAYS + position] = card
             if lead >= FIRST_INFECTED:
                 counters[C_INFECTED_LEADS] += 1
             if (cards & (cards >> np.uint64(7))) & SAME_NUMBER:  # a 1 with its colour's 8: ranked 9
                 counters[C_ONE_AS_NINE] += 1
-            # ②勝敗の判定
-            w = winning_position(table, T_PLAYS, n_players, cards, any_infected)
-            winner = leader + w
-            if winner >= n_players:
-                winner -= n_players
-            # ③感染者の襲撃: the winner's upper board loses every survivor up to the level
-            level = -1
-            lost = np.uint64(0)
+            # ②勝敗の判定 ③感染者の襲撃 ④生存者の救出: the winner, the attack on its upper board, the survivors taken, tracks, rescues
+            winner, level, lost = settle_trick(table, leader, n_players, cards, any_infected, rules, moved)
             if any_infected:
-                level = 0
-                for position in range(n_players):
-                    if table[T_PLAYS + position] >= FIRST_INFECTED:
-                        level += table[T_PLAYS + position] - FIRST_INFECTED
-                upper = np.uint64(table[T_UPPER + winner])
-                lost = upper & low_survivors(level)
-                table[T_UPPER + winner] = np.int64(upper & ~lost)
-                table[T_LOST + winner] += popcount(lost)
-                table[T_TRACK + winner] = 0
                 counters[C_ATTACKS] += 1
                 counters[C_LOST] += popcount(lost)
-            # ④生存者の救出: the winner takes the survivors; losers' tracks rise unless past the cap
-            survivors = cards & SURVIVORS
-            table[T_UPPER + winner] |= np.int64(survivors)
-            counters[C_TAKEN] += popcount(survivors)
-            for position in range(n_players):
-                seat = leader + position
-                if seat >= n_players:
-                    seat -= n_players
-                if seat != winner:
-                    card = table[T_PLAYS + position]
-                    step = card - FIRST_INFECTED if card >= FIRST_INFECTED else (card & 7) + 1
-                    if table[T_TRACK + seat] + step <= cap:
-                        table[T_TRACK + seat] += step
+            counters[C_TAKEN] += popcount(cards & SURVIVORS)
             for s in range(n_players):
-                moved, left = rescue(np.uint64(table[T_UPPER + s]), table[T_TRACK + s])
-                if moved:
-                    table[T_UPPER + s] &= ~np.int64(moved)
-                    table[T_LOWER + s] |= np.int64(moved)
-                    table[T_TRACK + s] = left
-                    counters[C_RESCUED] += popcount(moved)
+                counters[C_RESCUED] += popcount(np.uint64(moved[s]))
                 if row >= 0:
-                    log[row, L_RESCUED + s] = np.int64(moved)
+                    log[row, L_RESCUED + s] = moved[s]
             counters[C_TRICKS] += 1
             if row >= 0:
                 log[row, L_ROUND] = rnd
@@ -334,25 +308,13 @@ def final_standing(table, rules, counters, work, shares):
     """Highest total; tie -> more survivors on the upper board (end of the last round); still
     tied -> shared.  Also settles the comeback figure (a seat behind after round 1 won)."""
     n_players = rules[R_PLAYERS]
-    best = -1
-    for s in range(n_players):
-        best = max(best, table[T_TOTAL + s])
-    most = -1
-    for s in range(n_players):
-        if table[T_TOTAL + s] == best:
-            most = max(most, popcount(np.uint64(table[T_UPPER + s])))
-    tied = 0
-    for s in range(n_players):
-        shares[s] = 0.0
-        if table[T_TOTAL + s] == best and popcount(np.uint64(table[T_UPPER + s])) == most:
-            tied += 1
+    final_shares(table, n_players, shares)
     first_best = 0
     for s in range(n_players):
         first_best = max(first_best, work[W_FIRST + s])
     counters[C_COMEBACK] = 0
     for s in range(n_players):
-        if table[T_TOTAL + s] == best and popcount(np.uint64(table[T_UPPER + s])) == most:
-            shares[s] = 1.0 / tied
+        if shares[s] > 0.0:
             if counters[C_CONTEST] and work[W_FIRST + s] < first_best:
                 counters[C_COMEBACK] = 1
 

@@ -15,7 +15,8 @@ at most v" is ``low_survivors(v)``: the attack and the rescue need no loop over 
 ``table`` is the public state a strategy may read (T_* slots), one int64 each (masks as int64):
 
     T_ROUND, T_TRICK       round and trick (0-based) being played
-    T_LEADER               who led this trick
+    T_LEADER               who led this trick (during the swap offers: the round's first leader;
+                           T_TRICK is 0 and T_PLAYED 0 then)
     T_PLAYED               how many seats have played to this trick
     T_UNLOCKED             1 once an infected card has been played this round (infected may lead)
     T_SWAP_SEAT            the seat that took infected 8 this round, or -1
@@ -27,6 +28,18 @@ at most v" is ``low_survivors(v)``: the attack and the rescue need no loop over 
     T_TRACK + s            seat s's track
     T_LOST + s             survivors seat s has lost this round (face down: a count)
     T_TOTAL + s            seat s's total before this round
+    T_VOID + s             cards seat s has shown it does not hold this round (a mask, as
+                           int64).  Public: every player can work it out from the plays and the
+                           swap (``show_voids``): after a survivor lead, a survivor of another
+                           colour shows no card of the lead colour; an infected led before any
+                           was played shows a hand of infected only (no survivors); the seat
+                           that took infected 8 was dealt no infected (it holds none but the 8);
+                           a seat that had shown at most one card of a colour and then plays
+                           one holds no more of it.
+    T_SINGLE + s           survivors of a colour of which seat s has shown it holds AT MOST ONE
+                           (the colour's 8 cards as a mask, as int64): it played an infected
+                           card after a lead of that colour (with two it would have had to
+                           follow).  Cleared for a colour once it moves to T_VOID.
 """
 import numpy as np
 
@@ -44,6 +57,7 @@ SWAP_CARD = 40
 N_CARDS = 41
 INFECTED = 4  # masks[INFECTED]: every infected card (ids 32..40)
 SAME_NUMBER = np.uint64(0x01010101)  # bit n-1 of each colour byte: the four survivors numbered n
+SURVIVORS = np.uint64(0xFFFFFFFF)  # every survivor (ids 0..31)
 
 (R_PLAYERS, R_TARGET, R_CAP, R_BONUS, R_SWAP, R_HAND, R_MAX_ROUNDS, R_COLOURS_3, R_INFECTED) = range(9)
 N_RULES = 9
@@ -55,7 +69,9 @@ T_LOWER = T_UPPER + MAX_PLAYERS
 T_TRACK = T_LOWER + MAX_PLAYERS
 T_LOST = T_TRACK + MAX_PLAYERS
 T_TOTAL = T_LOST + MAX_PLAYERS
-TABLE_WIDTH = T_TOTAL + MAX_PLAYERS
+T_VOID = T_TOTAL + MAX_PLAYERS
+T_SINGLE = T_VOID + MAX_PLAYERS
+TABLE_WIDTH = T_SINGLE + MAX_PLAYERS
 
 # per-game counters: the reference's COUNTER_KEYS first, then the figures' own tallies
 (C_ROUNDS, C_TRICKS, C_ATTACKS, C_LOST, C_RESCUED, C_BONUS, C_SWAPS, C_INFECTED_LEADS, C_ONE_AS_NINE,
@@ -176,6 +192,106 @@ def round_score(lower, track, lost, rules):
     if track == rules[R_CAP]:
         points += rules[R_BONUS]
     return max(points, 0)
+
+
+@kernel(globals(), inline="always")
+def show_voids(table, seat, position, card, lead, masks):
+    """What ``seat`` shows about its hand by playing ``card`` at ``position`` of the trick
+    (``lead`` = the card led, -1 when leading), written into T_VOID / T_SINGLE.  Call it before
+    ``lay_card`` (it reads T_UNLOCKED as it was when the seat chose).  Only what the follow and
+    lead rules of ``legal_mask`` make certain: nothing after an infected lead."""
+    void = np.uint64(table[T_VOID + seat])
+    single = np.uint64(table[T_SINGLE + seat])
+    if position == 0:
+        if card >= FIRST_INFECTED and table[T_UNLOCKED] == 0:
+            void |= SURVIVORS  # an infected led while locked: the hand held only infected
+    elif lead < FIRST_INFECTED:
+        colour = masks[lead >> 3]
+        if card >= FIRST_INFECTED:
+            single |= colour  # with two or more of the lead colour it would have had to follow
+        elif card >> 3 != lead >> 3:
+            void |= colour  # another colour: it held none of the lead colour
+    if card < FIRST_INFECTED and has(single, card):
+        void |= masks[card >> 3]  # it held at most one of this colour, and this was it
+    table[T_VOID + seat] = np.int64(void)
+    table[T_SINGLE + seat] = np.int64(single & ~void)
+
+
+@kernel(globals(), inline="always")
+def lay_card(table, position, card):
+    """【①カードのプレイ】: ``card`` is played at ``position`` of this trick: the public table
+    shows it (T_PLAYS, T_PLAYED, T_SEEN) and an infected card unlocks infected leads."""
+    table[T_PLAYS + position] = card
+    table[T_PLAYED] = position + 1
+    table[T_SEEN] |= np.int64(bit(card))
+    if card >= FIRST_INFECTED:
+        table[T_UNLOCKED] = 1
+
+
+@kernel(globals(), inline="always")
+def settle_trick(table, leader, n_players, cards, any_infected, rules, moved_out):
+    """A full trick in ``table[T_PLAYS : T_PLAYS + n_players]`` (``cards`` = their mask), led
+    by ``leader``: 【②勝敗の判定】 the winner, 【③感染者の襲撃】 the attack on the winner's upper
+    board (and its track reset), 【④生存者の救出】 the winner takes the survivors, the losers'
+    tracks rise unless past the cap, every seat rescues.  Writes the boards, tracks and lost
+    counts into ``table`` and each seat's rescued mask into ``moved_out[s]``; returns (winner,
+    attack level or -1 without infected, mask of the survivors the winner lost)."""
+    cap = rules[R_CAP]
+    w = winning_position(table, T_PLAYS, n_players, cards, any_infected)
+    winner = leader + w
+    if winner >= n_players:
+        winner -= n_players
+    level = -1
+    lost = np.uint64(0)
+    if any_infected:
+        level = 0
+        for position in range(n_players):
+            if table[T_PLAYS + position] >= FIRST_INFECTED:
+                level += table[T_PLAYS + position] - FIRST_INFECTED
+        upper = np.uint64(table[T_UPPER + winner])
+        lost = upper & low_survivors(level)
+        table[T_UPPER + winner] = np.int64(upper & ~lost)
+        table[T_LOST + winner] += popcount(lost)
+        table[T_TRACK + winner] = 0
+    table[T_UPPER + winner] |= np.int64(cards & SURVIVORS)
+    for position in range(n_players):
+        seat = leader + position
+        if seat >= n_players:
+            seat -= n_players
+        if seat != winner:
+            card = table[T_PLAYS + position]
+            step = card - FIRST_INFECTED if card >= FIRST_INFECTED else (card & 7) + 1
+            if table[T_TRACK + seat] + step <= cap:
+                table[T_TRACK + seat] += step
+    for s in range(n_players):
+        moved, left = rescue(np.uint64(table[T_UPPER + s]), table[T_TRACK + s])
+        moved_out[s] = np.int64(moved)
+        if moved:
+            table[T_UPPER + s] &= ~np.int64(moved)
+            table[T_LOWER + s] |= np.int64(moved)
+            table[T_TRACK + s] = left
+    return winner, level, lost
+
+
+@kernel(globals(), inline="always")
+def final_shares(table, n_players, shares):
+    """The winner of a finished game (totals in T_TOTAL): the highest total; tie -> more
+    survivors on the upper board (end of the last round); still tied -> shared equally."""
+    best = -1
+    for s in range(n_players):
+        best = max(best, table[T_TOTAL + s])
+    most = -1
+    for s in range(n_players):
+        if table[T_TOTAL + s] == best:
+            most = max(most, popcount(np.uint64(table[T_UPPER + s])))
+    tied = 0
+    for s in range(n_players):
+        shares[s] = 0.0
+        if table[T_TOTAL + s] == best and popcount(np.uint64(table[T_UPPER + s])) == most:
+            tied += 1
+    for s in range(n_players):
+        if table[T_TOTAL + s] == best and popcount(np.uint64(table[T_UPPER + s])) == most:
+            shares[s] = 1.0 / tied
 
 
 # ---------------------------------------------------------------------------
