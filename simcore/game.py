@@ -228,7 +228,8 @@ class Game:
                 try:  # a strategy's parameter (`fixed:3`, `search:d=64:policy=heuristic`) is checked by its module
                     params[seat] = strategies.default_params(base, argument or None)
                 except ValueError:
-                    raise BalanceError(f"strategy '{n}': the {parameters[base][2]} after ':' must be a number") from None
+                    label = parameters[base][2] if isinstance(parameters[base], tuple) else parameters[base]
+                    raise BalanceError(f"strategy '{n}': the {label} after ':' must be a number") from None
             else:
                 plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
                 values = getattr(plugin.module, "PARAMS", ())
