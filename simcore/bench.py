@@ -100,9 +100,8 @@ def run_search_bench(name: str, players: int, games: int, repeats: int, spec: st
     with k >= 2 choices plays d x p x k playouts (a playout is one move and a rollout to the end
     of the deal or round), one with a single choice none.  That is the unit OpenSpiel's ISMCTS
     counts as a simulation (bench/ismcts.py)."""
-    from strategies.search import P_DETERMINIZATIONS, P_PLAYOUTS, describe_params
-
     game = get_game(name)
+    players_module = game.strategy_module()  # the search's budget slots, through the registry
     setup = game.setup(players, game.variant())
     hero = game.lineup([spec] + ["random"] * (players - 1), players)
     field = game.lineup(["random"] * players, players)
@@ -117,14 +116,15 @@ def run_search_bench(name: str, players: int, games: int, repeats: int, spec: st
     options = [o for log in game.kernel_logs(setup, hero, seed, range(games)) for o in game.seat_decisions(setup, log, 0)]
     row = hero.params[0]
     searched = [o for o in options if o >= 2]
-    playouts = int(row[P_DETERMINIZATIONS] * row[P_PLAYOUTS] * sum(searched))
+    playouts = int(row[players_module.P_DETERMINIZATIONS] * row[players_module.P_PLAYOUTS] * sum(searched))
     thinking = max(t_search - t_random, 1e-9)
     all_threads = numba.config.NUMBA_NUM_THREADS
     field_games = field_games or games
     say(f"bench {name} {players}p: {spec} among heuristic players, {all_threads} threads ...")
     t_among = _timed(game, setup, among, seed, field_games, all_threads, repeats)
     set_threads(None)
-    return {"game": name, "players": players, "search": spec, "budget": describe_params(row), "games": games,
+    return {"game": name, "players": players, "search": spec, "budget": players_module.describe_params(row),
+            "games": games,
             "decisions_per_game": len(options) / games, "searched_decisions": len(searched),
             "mean_choices": sum(searched) / max(len(searched), 1), "playouts": playouts,
             "search_seconds_1_thread": round(thinking, 4),

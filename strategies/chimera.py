@@ -42,9 +42,9 @@ from simcore.games.chimera.rules import (
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, below, mix64
-from strategies.search import (
+from strategies.search import (  # describe_params: the budget as text (bench, reports)
     P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_HEURISTIC, POLICY_RANDOM, below_local, deal_unseen,
-    search_params, search_rng,
+    describe_params, search_params, search_rng,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3

@@ -40,9 +40,9 @@ from simcore.games.triatri.rules import (
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, mix64
-from strategies.search import (
+from strategies.search import (  # describe_params: the budget as text (bench, reports)
     P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local, best_move,
-    deal_unseen, random_subset, search_params, search_rng,
+    deal_unseen, random_subset, describe_params, search_params, search_rng,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
