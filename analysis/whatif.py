@@ -1,8 +1,8 @@
 """`balance whatif`: the published rules and one or more variants on the same games, side by side.
 
-Common random numbers.  Every game index of a run seed has its own DEAL and PLAY streams
-(``simcore/rng.py``), so runs with the same seed play game g from the same shuffle and the same
-random choices wherever a variant leaves the deck alone.  The runs are paired by game index and
+Common random numbers.  Every game index of a run seed has its own DEAL stream and one PLAY
+stream per seat (``simcore/rng.py``), so runs with the same seed play game g from the same shuffle
+and the same random choices wherever a variant leaves the deck alone.  The runs are paired by game index and
 each change is estimated from the PAIRED per-game differences: the luck of the deal, which both
 runs share, cancels.  The variance of two independent runs divided by the paired variance is the
 CRN gain: the paired comparison is as informative as that many times more independent games.

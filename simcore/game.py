@@ -250,12 +250,15 @@ class Game:
 
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
         """Games start..start+n-1 of run ``seed`` as Parquet columns: ``game``, then the record's
-        blocks.  The compiled ``run_chunk(seed, start, n, *kernel_inputs, ids, params, *outputs,
-        status)`` fills the outputs; a plug-in's illegal move stops the run with one line."""
+        blocks.  The compiled ``run_chunk(seed, keys, start, n, *kernel_inputs, ids, params,
+        *outputs, status)`` fills the outputs (``keys = seat_keys(seed)`` seeds the seats' own
+        PLAY streams, simcore/rng.py); a plug-in's illegal move stops the run with one line."""
+        from simcore.rng import seat_keys  # here: importing this module does not load Numba
+
         outputs = self.chunk_outputs(setup, n)
         status = np.empty(n, dtype=np.int8)
-        lineup.kernels.run_chunk(seed, start, n, *self.kernel_inputs(setup), lineup.ids, lineup.params, *outputs,
-                                 status)
+        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, *self.kernel_inputs(setup), lineup.ids,
+                                 lineup.params, *outputs, status)
         self.check_status(status, lineup, start, seed)
         return self.rows(start, n, self.record(setup, *outputs))
 
@@ -298,7 +301,7 @@ class Game:
     def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
         """uint64[len(games), players]: each seat's hand as first dealt in these games of run
         ``seed``, drawn by the kernel's own deal (its ``deal_openings``) from the game's DEAL
-        stream (so exactly the run's deal, whoever played it)."""
+        stream (so exactly the run's deal, whoever played it: no strategy draws from DEAL)."""
         hands = np.zeros((len(games), setup.players), dtype=np.uint64)
         importlib.import_module(self.kernels_module).deal_openings(seed, games, setup.rules, hands)
         return hands
@@ -352,7 +355,8 @@ class Game:
 
     def reference_game(self, setup, seed: int, index: int):
         """Game ``index`` of run ``seed`` played at random by the plain-Python reference engine
-        (from the same streams as the kernel's random play: what ``bench`` times)."""
+        (from the same streams as the kernel's random play, the game's DEAL stream and each
+        seat's own PLAY stream: what ``bench`` times)."""
         return self.reference.play_game(self.reference_rules(setup), seed, index)
 
     def reference_scenario(self, data: dict, where: str, keys: set[str], lists=("rounds",)):
@@ -390,13 +394,15 @@ class Game:
         return 1000
 
     def logged_batch(self, setup, lineup: Lineup, seed: int, indices: np.ndarray) -> list[dict]:
-        """The logs of a few games: the compiled ``play_many_logged(seed, indices, *kernel_inputs,
-        ids, params, *log_buffers, status)`` fills the buffers the game declares, and
-        ``log_dict(setup, *one game's rows)`` reads each game's."""
+        """The logs of a few games: the compiled ``play_many_logged(seed, keys, indices,
+        *kernel_inputs, ids, params, *log_buffers, status)`` fills the buffers the game declares,
+        and ``log_dict(setup, *one game's rows)`` reads each game's."""
+        from simcore.rng import seat_keys
+
         buffers = self.log_buffers(setup, len(indices))
         status = np.zeros(len(indices), dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, indices, *self.kernel_inputs(setup), lineup.ids, lineup.params,
-                                        *buffers, status)
+        lineup.kernels.play_many_logged(seed, seat_keys(seed), indices, *self.kernel_inputs(setup), lineup.ids,
+                                        lineup.params, *buffers, status)
         self.check_status(status, lineup, indices, seed)
         return [self.log_dict(setup, *(buffer[g] for buffer in buffers)) for g in range(len(indices))]
 

@@ -1,25 +1,48 @@
-"""Per-game random streams.
+"""Per-game random streams: the game's own DEAL stream, and one PLAY stream per seat.
 
-Every game draws its randomness from small explicit streams seeded from
-(run seed, game index, stream id).  Nothing depends on the thread that runs the
-game, the chunk it falls in or the machine, so a run is bit-identical for any
-``--threads`` / ``--chunk-size``, and two strategy line-ups given the same seed
-meet the same deals (common random numbers).
+Every game draws its randomness from small explicit streams seeded from (run seed, game index).
+Nothing depends on the thread that runs the game, the chunk it falls in or the machine, so a run
+is bit-identical for any ``--threads`` / ``--chunk-size``, and two strategy line-ups given the
+same seed meet the same deals (common random numbers).
 
-The generator is SplitMix64 (Steele, Lea & Flood 2014): a 64-bit counter
-advanced by the golden-ratio increment and passed through a strong mixer.  It
-is tiny (one uint64 of state), passes BigCrush, and is easy to reproduce in
-plain Python for the reference engines (:class:`PyStream`).
+The generator is SplitMix64 (Steele, Lea & Flood 2014): a 64-bit counter advanced by the
+golden-ratio increment and passed through a strong mixer.  It is tiny (one uint64 of state),
+passes BigCrush, and is easy to reproduce in plain Python for the reference engines
+(:class:`PyStream`).
 
-Bounded draws use Lemire's multiply-shift on the top 32 bits:
-``below(n) = (top32 * n) >> 32``.  Its bias is at most n / 2**32 (< 2e-8 for
-the n <= 64 used here), far below anything a balance run can detect, and it
-needs no rejection loop, which keeps the two implementations in lock-step.
+Bounded draws use Lemire's multiply-shift on the top 32 bits: ``below(n) = (top32 * n) >> 32``.
+Its bias is at most n / 2**32 (< 2e-8 for the n <= 64 used here), far below anything a balance
+run can detect, and it needs no rejection loop, which keeps the two implementations in lock-step.
 
-Stream ids: every game uses DEAL for shuffling and the rules' own chance
-events, and PLAY for the strategies' random choices.  Keeping them apart means
-the deal of game i does not depend on who is playing it.
+Two kinds of stream, in two different arrays (slot ids DEAL = 0, PLAY = 1):
+
+* **The game's own** (``seed_streams(streams, seed, index)``): slot DEAL, state
+  ``mix64(mix64(seed) + index * GOLDEN)``, for shuffling and the rules' own chance events (dice,
+  tie-breaks).  Only the play loop holds this array; no strategy is ever handed it.  Its PLAY slot
+  is 0 and unused.  Keeping DEAL apart from the players means the deal of game i does not depend
+  on who is playing it.
+* **One per seat** (``seed_seats(seat_streams, keys, index)``): row s of ``seat_streams``
+  (uint64[seats, N_STREAMS]) is what the strategy at seat s is handed as ``streams``.  Its DEAL
+  slot is 0 (nothing); its PLAY slot starts at ``mix64(keys[s] + index * GOLDEN)``, where
+  ``keys = seat_keys(seed)`` is computed once per run in plain Python as
+  ``blake2b(SEAT_LABEL || seed (8 bytes, little-endian) || s (1 byte), 8-byte digest)``.
+
+Why the keys go through a cryptographic hash: SplitMix64 runs backwards (mix64 is a bijection
+with a known inverse), so from any stream state a strategy could recover the pre-image it was
+seeded from.  Under the old seeding (one PLAY stream shared by every seat, state
+``mix64(mix64(seed) + SALT + index * GOLDEN)``) that pre-image minus the salt *was* the DEAL
+stream's pre-image: a plug-in could replay the shuffle and read every hand.  Now the pre-image
+of a seat's PLAY state is ``keys[s] + index * GOLDEN``, and ``keys[s]`` is a BLAKE2b digest:
+it does not lead back to the seed (and so not to DEAL), nor to another seat's key, so a seat can
+neither replay the deal nor foresee another seat's random draws.  And since each seat draws from
+its own stream, seat s's sequence of draws does not depend on what the other seats draw: a
+seat's random player draws the same sequence of numbers whoever sits beside it (common random
+numbers between line-ups).  The run seed itself is public (it is in every result's metadata); what is guaranteed
+is that nothing a strategy is handed leads back to it.
 """
+import hashlib
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -31,6 +54,29 @@ _M2 = np.uint64(0x94D049BB133111EB)
 DEAL = 0
 PLAY = 1
 N_STREAMS = 2
+MAX_SEATS = 8  # seat_keys' length: at least every game's MAX_PLAYERS
+SEAT_LABEL = b"balance: the PLAY stream of one seat, v1"  # fixed; changing it changes every random draw
+_MASK = (1 << 64) - 1
+
+
+def seat_keys(seed: int) -> np.ndarray:
+    """uint64[MAX_SEATS]: the keys of the seats' PLAY streams for run ``seed`` (module docstring);
+    computed in plain Python, once per run or batch, and handed to the compiled entry points."""
+    return np.array(_seat_keys(int(seed) & _MASK), dtype=np.uint64)
+
+
+@lru_cache(maxsize=256)
+def _seat_keys(seed: int) -> tuple[int, ...]:
+    return tuple(int.from_bytes(hashlib.blake2b(SEAT_LABEL + seed.to_bytes(8, "little") + bytes([s]),
+                                                digest_size=8).digest(), "little")
+                 for s in range(MAX_SEATS))
+
+
+SCENARIO_SEED = 0
+SCENARIO_KEYS = seat_keys(SCENARIO_SEED)
+"""The seat keys of the scenarios that have no seed of their own (``balance play`` of every game but
+BIRD & WEATHER, whose scenarios take a ``seed``): game 0 of run 0, as before the keys existed.  The
+compiled ``play_scenario``s read it as a constant."""
 
 
 @njit(cache=True, inline="always")
@@ -42,10 +88,21 @@ def mix64(z):
 
 @njit(cache=True, inline="always")
 def seed_streams(streams, seed, index):
-    """Fill ``streams`` (uint64 array, one slot per stream id) for game ``index``."""
-    base = mix64(np.uint64(seed))
-    for k in range(streams.shape[0]):
-        streams[k] = mix64(base + np.uint64(k) * _STREAM_SALT + np.uint64(index) * GOLDEN)
+    """Fill the game's own ``streams`` (uint64[N_STREAMS]) for game ``index``: DEAL, and 0 in
+    the other slots (nothing draws from them)."""
+    streams[DEAL] = mix64(mix64(np.uint64(seed)) + np.uint64(index) * GOLDEN)
+    for k in range(1, streams.shape[0]):
+        streams[k] = 0
+
+
+@njit(cache=True, inline="always")
+def seed_seats(seat_streams, keys, index):
+    """Fill ``seat_streams`` (uint64[seats, N_STREAMS]) for game ``index``: row s is what seat s
+    is handed, DEAL slot 0 and PLAY slot ``mix64(keys[s] + index * GOLDEN)``."""
+    step = np.uint64(index) * GOLDEN
+    for s in range(seat_streams.shape[0]):
+        seat_streams[s, DEAL] = 0
+        seat_streams[s, PLAY] = mix64(keys[s] + step)
 
 
 @njit(cache=True, inline="always")
@@ -70,8 +127,6 @@ def uniform(streams, k):
 # ---------------------------------------------------------------------------
 # The same streams in plain Python, for the reference engines and for tests.
 
-_MASK = (1 << 64) - 1
-
 
 def py_mix64(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -80,13 +135,27 @@ def py_mix64(z: int) -> int:
 
 
 class PyStream:
-    """One SplitMix64 stream; identical draws to the compiled ``streams[k]``."""
+    """One SplitMix64 stream; identical draws to the compiled ``streams[k]``.
+
+    ``PyStream(seed, index, DEAL)`` is the game's DEAL stream (``seed_streams``);
+    ``PyStream.for_seat(keys[s], index)`` is seat s's PLAY stream (``seed_seats``, with
+    ``keys = seat_keys(seed)``; ``seat_play_streams`` makes every seat's).  ``PyStream(seed, index,
+    PLAY)`` is the old shared PLAY stream, which nothing plays from any more (tests use it as a
+    plain stream)."""
 
     def __init__(self, seed: int, index: int, stream: int):
         base = py_mix64(seed & _MASK)
         self.state = py_mix64(
-            (base + stream * 0xD1B54A32D192ED03 + index * 0x9E3779B97F4A7C15) & _MASK
+            (base + stream * int(_STREAM_SALT) + index * int(GOLDEN)) & _MASK
         )
+
+    @classmethod
+    def for_seat(cls, key: int, index: int) -> "PyStream":
+        """The PLAY stream of the seat whose key is ``key`` (an element of ``seat_keys(seed)``) in
+        game ``index``."""
+        stream = cls.__new__(cls)
+        stream.state = py_mix64((int(key) + index * 0x9E3779B97F4A7C15) & _MASK)
+        return stream
 
     def next_u64(self) -> int:
         self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
@@ -97,3 +166,9 @@ class PyStream:
 
     def uniform(self) -> float:
         return (self.next_u64() >> 11) / 9007199254740992.0
+
+
+def seat_play_streams(seed: int, index: int, seats: int) -> list[PyStream]:
+    """Seats 0..seats-1's PLAY streams in game ``index`` of run ``seed``: what the reference
+    engines' random players draw from (``streams[s]`` for seat s)."""
+    return [PyStream.for_seat(key, index) for key in _seat_keys(int(seed) & _MASK)[:seats]]

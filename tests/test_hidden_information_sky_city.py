@@ -9,9 +9,9 @@ alea_two_or_nothing.py) and a plug-in that hashes everything it is handed (tests
 must declare the same number of dice in both.  In state B, compared with state A:
 
 * every other seat declares another number of dice this round (``fixed:K`` players with another
-  K; not ``random``, whose draw from the shared PLAY stream would make the two runs' streams
-  differ before the decider is asked), with the decider at every seat position, so it is asked
-  before, between and after the others;
+  K; not ``random``, which draws the same declarations from its own seat's stream in both
+  states), with the decider at every seat position, so it is asked before, between and after the
+  others;
 * the dice still to be rolled are others (the rest of the draw script after the earlier rounds).
 
 The other seats' rows of ``params`` (their K) differ too, and every strategy is handed the whole
@@ -33,9 +33,9 @@ of round r needs a tie-break draw, and every die of round r comes from the scrip
 seeded the same way and nothing is drawn before the decider is asked, so the streams it sees
 match in both states.
 
-Not covered here (docs/strategies.md, "Known limit: the random stream"): ``streams`` carries the
-DEAL stream, which rolls the dice of a run's games, so a plug-in can copy it and draw the dice to
-come; in these positions the dice come from the script, and DEAL is the same in both states."""
+What the streams themselves could tell a strategy (the DEAL stream, which rolls the dice of a run's
+games, or another seat's draws) is checked in tests/test_streams.py: a strategy is handed only its
+own seat's PLAY stream (docs/strategies.md, "What a strategy sees")."""
 import random
 from functools import cache
 from pathlib import Path

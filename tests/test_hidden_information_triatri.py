@@ -28,10 +28,10 @@ every scripted decision.  The seats before the decider play scripted decisions t
 both states (a bid is any card of the hand; a card of the gem's colour or a fake is always
 legal); the decider's strategy decides (a -1 in the script, or the script's end: ``scripted`` in
 simcore/play.py); the bids after the decider are scripted too, chosen so that no bid of the
-decider's forces a redeal; random players finish a trick.  Scripted deals do not draw from the
-DEAL stream and scripted decisions do not draw from PLAY, so the streams a strategy is handed are
-the same in both states (the known limit of docs/strategies.md, a stream run backwards, is
-therefore not covered here).
+decider's forces a redeal; random players finish a trick.  Scripted decisions do not draw from
+the seats' PLAY streams, so the stream a strategy is handed (its own seat's) is the same in both
+states; tests/test_streams.py checks that it holds nothing of the DEAL stream or of the other
+seats' streams.
 
 Fakes are named ``fake`` in a scenario and get ids in seat order (docs/rules/triatri.md, T15), so
 which fake id a seat holds says how many fakes the seats before it were dealt: the pairs keep the

@@ -19,7 +19,7 @@ from simcore.games.bird_weather.reference import (
     play_scenario,
     shares_of,
 )
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PLAY, PyStream, seat_play_streams
 
 FOUR = Rules.default(4)
 
@@ -303,7 +303,7 @@ def test_a_missing_play_is_refused():
 
 
 def test_a_fallback_finishes_the_deal():
-    rng = PyStream(3, 0, PLAY)
+    rng = seat_play_streams(3, 0, 4)
     record = play_scenario(FOUR, [[35, 11], [37, 12], [25, 13], [31, 14]], None, 0, [35], [], RandomDecider(rng))
     assert record.tricks[0].cards[0] == 35
     assert len(record.tricks) == 2
@@ -383,13 +383,15 @@ def test_random_games_keep_the_books(players):
                 assert winner_card == max(c for c, f in zip(trick.cards, trick.followed) if f)
 
 
-def test_random_game_is_reproducible_and_uses_the_play_stream_only():
+def test_random_game_is_reproducible_and_uses_the_play_streams_only():
     first = play_game(FOUR, 99, 17)
     assert play_game(FOUR, 99, 17) == first
     assert play_game(FOUR, 99, 18) != first
-    rng = PyStream(99, 17, PLAY)
+    rng = seat_play_streams(99, 17, 4)           # seat s draws from its own stream
     wrapped = ScriptedDecider([], [], RandomDecider(rng))
     assert play_game(FOUR, 99, 17, [wrapped] * 4) == first
+    shared = PyStream(99, 17, PLAY)              # the old contract: one stream for every seat
+    assert play_game(FOUR, 99, 17, [RandomDecider([shared] * 4)] * 4) != first
 
 
 def test_match_of_several_deals_rotates_the_first_leader():

@@ -36,7 +36,7 @@ from simcore.games.chimera.reference import (
     suit,
     trick_winner,
 )
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PLAY, PyStream, seat_play_streams
 
 S, C, H, D = 0, 1, 2, 3
 BASE = Rules(players=4)
@@ -497,7 +497,8 @@ def test_decider_answers_are_checked():
         play_game(R43, 1, 0, Answer((5, 2)))
     with pytest.raises(IllegalMove, match="is not a move"):
         play_game(R43, 1, 0, Answer("S-1@0"))
-    assert play_game(R43, 1, 0, ListAnswer(PyStream(1, 0, PLAY))) == play_game(R43, 1, 0)   # a list is a move
+    a_list = ListAnswer(seat_play_streams(1, 0, R43.players))
+    assert play_game(R43, 1, 0, a_list) == play_game(R43, 1, 0)   # a list is a move
 
 
 class ListAnswer(RandomDecider):
@@ -572,9 +573,9 @@ def test_boxed_grimoires_and_a_given_pile():
 
 
 def check_streams(rules, record, seed, index):
-    """Re-draw DEAL and PLAY in the documented order against the record."""
+    """Re-draw DEAL and every seat's PLAY in the documented order against the record."""
     n, t = rules.players, rules.tricks
-    deal, play = PyStream(seed, index, DEAL), PyStream(seed, index, PLAY)
+    deal, play = PyStream(seed, index, DEAL), seat_play_streams(seed, index, n)
     deck = fisher_yates(rules.deck, deal)                                       # step 1
     assert record.hands == [sorted(deck[t * s:t * (s + 1)]) for s in range(n)]
     assert record.boxed_familiars == sorted(deck[n * t:])
@@ -591,7 +592,7 @@ def check_streams(rules, record, seed, index):
             lead = None
             for seat, card, slot in trick.plays:
                 legal = legal_moves(rules, held[seat], sheets[seat], lead)
-                assert (card, slot) == legal[play.below(len(legal))]
+                assert (card, slot) == legal[play[seat].below(len(legal))]
                 held[seat].remove(card)
                 sheets[seat] = place(rules, sheets[seat], (card, slot))
                 lead = suit(card) if lead is None else lead
@@ -602,16 +603,16 @@ def check_streams(rules, record, seed, index):
 def test_the_stream_contract_draw_by_draw():
     for rules in (Rules(players=3), Rules(players=4)):
         for index in range(3):
-            decider = RandomDecider(PyStream(77, index, PLAY))
+            decider = RandomDecider(seat_play_streams(77, index, rules.players))
             record = play_game(rules, 77, index, decider)
             assert record == play_game(rules, 77, index)
             play = check_streams(rules, record, 77, index)
-            # one PLAY draw per play and nothing else
-            assert decider.rng.state == play.state
+            # one draw from the seat's own PLAY stream per play and nothing else
+            assert [rng.state for rng in decider.rng] == [rng.state for rng in play]
             assert sum(len(t.plays) for r in record.rounds for t in r.tricks) == rules.rounds * rules.tricks * rules.players
     # a draw even when one move is legal
     rng, check = PyStream(5, 5, PLAY), PyStream(5, 5, PLAY)
-    assert RandomDecider(rng).play(None, 0, (3,), ((3, 1),)) == (3, 1) and check.below(1) == 0
+    assert RandomDecider([rng]).play(None, 0, (3,), ((3, 1),)) == (3, 1) and check.below(1) == 0
     assert rng.state == check.state
 
 
@@ -789,7 +790,7 @@ class Watcher(RandomDecider):
 
 def test_the_view_shows_the_public_table():
     rules = Rules(players=4)
-    watcher = Watcher(PyStream(8, 1, PLAY))
+    watcher = Watcher(seat_play_streams(8, 1, rules.players))
     record = play_game(rules, 8, 1, watcher)
     assert record == play_game(rules, 8, 1)                   # watching changes nothing
     k, totals = 0, (0,) * 4

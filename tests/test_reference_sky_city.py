@@ -25,7 +25,7 @@ from simcore.games.sky_city.reference import (
     play_game,
     play_scenario,
 )
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 from simcore.games.sky_city.trap_language import Deck, Trap, load_deck
 
 DECK = load_deck()
@@ -457,10 +457,10 @@ def test_a_script_that_runs_out_without_fallback_is_refused():
 
 
 def test_scripted_decider_falls_back():
-    play = PyStream(1, 2, PLAY)
-    record = play_game(FOUR, 1, 2, ScriptedDecider([[5, 5, 5, 5]], fallback=RandomDecider(PyStream(1, 2, PLAY))))
+    play = seat_play_streams(1, 2, 4)
+    record = play_game(FOUR, 1, 2, ScriptedDecider([[5, 5, 5, 5]], fallback=RandomDecider(seat_play_streams(1, 2, 4))))
     assert record.rounds[0].declared == [5, 5, 5, 5]
-    assert record.rounds[1].declared == [play.below(6) for _ in range(4)]
+    assert record.rounds[1].declared == [play[s].below(6) for s in range(4)]
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -594,10 +594,10 @@ def test_random_games_keep_every_invariant(players):
         assert record == play_game(rules, 77, index)                     # deterministic
         assert record.finished and not record.capped and 1 <= len(record.rounds) <= rules.max_rounds
         before = [0] * players
-        play = PyStream(77, index, PLAY)
+        play = seat_play_streams(77, index, players)
         for number, rnd in enumerate(record.rounds):
             assert rnd.round == number
-            assert rnd.declared == [play.below(6) for _ in range(players)]   # the random strategy
+            assert rnd.declared == [play[s].below(6) for s in range(players)]   # the random strategy
             check_round(rules, rnd, before)
             before = rnd.totals
             reached = max(rnd.totals) >= rules.target

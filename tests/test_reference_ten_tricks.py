@@ -32,7 +32,7 @@ from simcore.games.ten_tricks.reference import (
     round_scores,
     trick_winner,
 )
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PLAY, PyStream, seat_play_streams
 
 
 def ids(text: str) -> list[int]:
@@ -530,9 +530,9 @@ def test_bad_scenarios(data, message):
 
 
 def check_streams(rules, record, seed, index):
-    """Re-draw DEAL and PLAY in the documented order against the record."""
+    """Re-draw DEAL and every seat's PLAY in the documented order against the record."""
     n = rules.players
-    deal, play = PyStream(seed, index, DEAL), PyStream(seed, index, PLAY)
+    deal, play = PyStream(seed, index, DEAL), seat_play_streams(seed, index, n)
     leader = 0
     for rnd in record.rounds:
         colours = (0, 1, 2, 3)
@@ -546,8 +546,8 @@ def check_streams(rules, record, seed, index):
         assert rnd.hands == held
         offers = []
         for seat in range(n):
-            if rules.swap and not any(is_infected(c) for c in held[seat]) and play.below(2) == 1:
-                offers.append((seat, held[seat][play.below(len(held[seat]))]))
+            if rules.swap and not any(is_infected(c) for c in held[seat]) and play[seat].below(2) == 1:
+                offers.append((seat, held[seat][play[seat].below(len(held[seat]))]))
         assert rnd.swap_offers == [seat for seat, _ in offers]
         chosen = offers[deal.below(len(offers))] if len(offers) > 1 else (offers[0] if offers else None)
         assert rnd.swap == chosen
@@ -561,7 +561,7 @@ def check_streams(rules, record, seed, index):
             for k, (seat, card) in enumerate(trick.plays):
                 assert seat == (leader + k) % n
                 legal = legal_plays(rules, held[seat], played, unlocked)
-                assert card == legal[play.below(len(legal))]
+                assert card == legal[play[seat].below(len(legal))]
                 held[seat].remove(card)
                 played.append(card)
                 unlocked = unlocked or is_infected(card)
@@ -692,8 +692,9 @@ def test_random_games_keep_every_invariant(rules):
 
 
 def test_random_decider_swap_and_play_draws():
-    play = PyStream(5, 5, PLAY)
-    decider = RandomDecider(PyStream(5, 5, PLAY))
+    play, other = PyStream(5, 5, PLAY), PyStream(6, 6, PLAY)
+    decider = RandomDecider([PyStream(5, 5, PLAY), PyStream(6, 6, PLAY)])   # seat 0's stream, seat 1's
+    assert decider.play(None, 1, (0, 1, 2), (0, 1, 2)) == [0, 1, 2][other.below(3)]  # seat 1 draws from its own
     hand = tuple(ids("red-1 green-3 blue-8"))
     answers = [decider.swap(None, 0, hand) for _ in range(20)]
     expected = []
@@ -719,7 +720,7 @@ class Watcher(RandomDecider):
 
 def test_the_view_shows_the_public_table():
     rules = Rules(players=4)
-    watcher = Watcher(PyStream(8, 1, PLAY))
+    watcher = Watcher(seat_play_streams(8, 1, rules.players))
     record = play_game(rules, 8, 1, watcher)
     assert record == play_game(rules, 8, 1)                  # watching changes nothing
     k, totals = 0, [0] * 4

@@ -33,7 +33,7 @@ from simcore.games.triatri.reference import (
     trick_winner,
     value_when_played,
 )
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PLAY, PyStream, seat_play_streams
 
 TWO, THREE, FOUR = Rules(2), Rules(3), Rules(4)
 
@@ -613,10 +613,12 @@ def test_scripted_decider_in_a_game_runs_out_with_a_clear_message():
     assert str(refused.value) == "round 0, deal 0, seat 0: the script has no bid left (0 given)"
 
 
-def test_per_seat_deciders_and_the_same_random_stream_as_the_default():
-    shared = RandomDecider(PyStream(9, 2, PLAY))
-    assert play_game(THREE, 9, 2, [shared] * 3) == play_game(THREE, 9, 2)
+def test_per_seat_deciders_and_the_same_random_streams_as_the_default():
+    random = RandomDecider(seat_play_streams(9, 2, 3))
+    assert play_game(THREE, 9, 2, [random] * 3) == play_game(THREE, 9, 2)
     assert play_game(THREE, 9, 2) != play_game(THREE, 9, 3)
+    shared = RandomDecider([PyStream(9, 2, PLAY)] * 3)   # the old contract: one stream for every seat
+    assert play_game(THREE, 9, 2, shared) != play_game(THREE, 9, 2)
 
 
 def fisher_yates(size, rng):
@@ -628,23 +630,23 @@ def fisher_yates(size, rng):
 
 
 def check_streams(rules, record, seed, index):
-    """Re-draw DEAL and PLAY in the documented order against what the record shows."""
-    n, deal, play = rules.players, PyStream(seed, index, DEAL), PyStream(seed, index, PLAY)
+    """Re-draw DEAL and every seat's PLAY in the documented order against what the record shows."""
+    n, deal, play = rules.players, PyStream(seed, index, DEAL), seat_play_streams(seed, index, rules.players)
     gems, supply = [[0, 0, 0] for _ in range(n)], [rules.gems_per_colour] * 3
     for rnd in record.rounds:
         for hands, bids in zip(rnd.deals, rnd.bids):
             order = fisher_yates(rules.deck_size, deal)
             assert hands == [sorted(order[6 * s:6 * s + 6]) for s in range(n)]
-            assert bids == [hands[s][play.below(6)] for s in range(n)]
+            assert bids == [hands[s][play[s].below(6)] for s in range(n)]
         live = [[c for c in hand if c != bid] for hand, bid in zip(rnd.deals[-1], rnd.bids[-1])]
         for trick in rnd.tricks:
             options = [c for c in range(3) if supply[c]] + [3 + c for c in range(3) if gems[trick.start][c]]
-            assert trick.gem == options[play.below(len(options))]
+            assert trick.gem == options[play[trick.start].below(len(options))]
             follow = trick.gem % 3
             for seat, card in trick.plays:
                 legal = [c for c in live[seat] if colour(rules, c) in (follow, -1)] \
                     if any(colour(rules, c) == follow for c in live[seat]) else live[seat]
-                assert card == legal[play.below(len(legal))]
+                assert card == legal[play[seat].below(len(legal))]
                 live[seat].remove(card)
             (supply if trick.gem < 3 else gems[trick.start])[follow] -= 1
             gems[trick.winner][follow] += 1
@@ -653,13 +655,13 @@ def check_streams(rules, record, seed, index):
 
 def test_the_first_deal_of_a_game_by_hand():
     record = play_game(FOUR, 2024, 7)
-    deal, play = PyStream(2024, 7, DEAL), PyStream(2024, 7, PLAY)
+    deal, play = PyStream(2024, 7, DEAL), seat_play_streams(2024, 7, 4)
     order = list(range(24))
     for i in range(23, 0, -1):
         j = deal.below(i + 1)
         order[i], order[j] = order[j], order[i]
     assert record.rounds[0].deals[0] == [sorted(order[0:6]), sorted(order[6:12]), sorted(order[12:18]), sorted(order[18:24])]
-    assert record.rounds[0].bids[0] == [record.rounds[0].deals[0][s][play.below(6)] for s in range(4)]
+    assert record.rounds[0].bids[0] == [record.rounds[0].deals[0][s][play[s].below(6)] for s in range(4)]
 
 
 def scenario_of(rules, record):

@@ -6,6 +6,7 @@ from high_card import rules as hc
 from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.rng import seat_keys
 
 
 class HighCard(Game, rules=hc):
@@ -34,7 +35,8 @@ class HighCard(Game, rules=hc):
         logs = np.full((k, setup.hand, hc.LOG_WIDTH), -1, dtype=np.int64)
         scores = np.zeros((k, hc.MAX_PLAYERS), dtype=np.int64)
         status = np.zeros(k, dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, indices, setup.rules, lineup.ids, lineup.params, logs, scores, status)
+        lineup.kernels.play_many_logged(seed, seat_keys(seed), indices, setup.rules, lineup.ids, lineup.params, logs,
+                                        scores, status)
         self.check_status(status, lineup, indices, seed)
         hands = self.opening_masks(setup, seed, indices)
         return [self._log(setup, [[c + 1 for c in mask_to_list(h)] for h in hands[g]],

@@ -11,7 +11,7 @@ from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)
 choose_play = strategy.choose_play
@@ -33,9 +33,11 @@ def deal(streams, rules, deck, hands):
 
 
 @kernel(globals())
-def play_game(seed, index, rules, strategies, params, streams, table, hands, deck, counters, log):
+def play_game(seed, keys, index, rules, strategies, params, streams, seat_streams, table, hands, deck, counters, log):
+    """The game's own ``streams`` deal; seat s's strategy is handed only ``seat_streams[s]``."""
     players = rules[R_PLAYERS]
     seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
     deal(streams, rules, deck, hands)
     counters[0] = 0
     for s in range(players):
@@ -47,7 +49,7 @@ def play_game(seed, index, rules, strategies, params, streams, table, hands, dec
         winner = leader
         for i in range(players):
             seat = (leader + i) % players
-            card = choose_play(strategies[seat], params, seat, hands[seat], table, rules, streams)
+            card = choose_play(strategies[seat], params, seat, hands[seat], table, rules, seat_streams[seat])
             if card < 1 or card > rules[R_CARDS] or (hands[seat] & bit(card - 1)) == 0:
                 return STRATEGY_BROKE_RULES
             hands[seat] &= ~bit(card - 1)
@@ -67,19 +69,20 @@ def play_game(seed, index, rules, strategies, params, streams, table, hands, dec
 
 
 @kernel(globals(), parallel=True)
-def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               status_out):
     players = rules[R_PLAYERS]
     for b in prange((n_games + BLOCK - 1) // BLOCK):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        seat_streams = np.empty((players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         deck = np.empty(rules[R_CARDS], dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         no_log = np.empty((0, 1), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, start + g, rules, strategies, params, streams, table, hands, deck,
-                                      counters, no_log)
+            status_out[g] = play_game(seed, keys, start + g, rules, strategies, params, streams, seat_streams, table,
+                                      hands, deck, counters, no_log)
             best = 0
             for s in range(players):
                 best = max(best, table[T_SCORE + s])
@@ -93,15 +96,16 @@ def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out
 
 
 @kernel(globals())
-def play_many_logged(seed, indices, rules, strategies, params, logs, scores, status):
+def play_many_logged(seed, keys, indices, rules, strategies, params, logs, scores, status):
     streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     deck = np.empty(rules[R_CARDS], dtype=np.int64)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     for k in range(indices.shape[0]):
-        status[k] = play_game(seed, indices[k], rules, strategies, params, streams, table, hands, deck, counters,
-                              logs[k])
+        status[k] = play_game(seed, keys, indices[k], rules, strategies, params, streams, seat_streams, table, hands,
+                              deck, counters, logs[k])
         for s in range(rules[R_PLAYERS]):
             scores[k, s] = table[T_SCORE + s]
 

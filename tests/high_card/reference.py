@@ -2,7 +2,7 @@
 in rules.py's docstring, not from the kernel).  Random play draws from the same streams."""
 from dataclasses import dataclass
 
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 
 
 @dataclass
@@ -15,8 +15,8 @@ class GameRecord:
 
 def play_game(players: int, cards: int, seed: int, index: int, decide=None) -> GameRecord:
     """One game; ``decide(seat, hand, best_so_far)`` chooses a card (default: uniformly at random
-    from the PLAY stream, the k-th lowest card of the hand)."""
-    deal_stream, play_stream = PyStream(seed, index, DEAL), PyStream(seed, index, PLAY)
+    from the seat's own PLAY stream, the k-th lowest card of the hand)."""
+    deal_stream, play_streams = PyStream(seed, index, DEAL), seat_play_streams(seed, index, players)
     deck = list(range(1, cards + 1))
     for i in range(cards - 1, 0, -1):
         j = deal_stream.below(i + 1)
@@ -25,7 +25,7 @@ def play_game(players: int, cards: int, seed: int, index: int, decide=None) -> G
     hands = [sorted(deck[s * size:(s + 1) * size]) for s in range(players)]
     if decide is None:
         def decide(seat, hand, best):
-            return hand[play_stream.below(len(hand))]
+            return hand[play_streams[seat].below(len(hand))]
     return play_hands(hands, decide)
 
 

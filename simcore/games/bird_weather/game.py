@@ -9,6 +9,7 @@ from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.bird_weather import rules as bw
 from simcore.games.bird_weather import reference as ref
 from simcore.bits import mask_to_list
+from simcore.rng import seat_keys, seat_play_streams
 
 
 class LogDecider:
@@ -164,7 +165,7 @@ class BirdWeather(Game, rules=bw):
         # The reference engine checks the position and every scripted decision first (its
         # errors say which play and why), then the compiled engine plays the same deal.
         rules = self.reference_rules(setup)
-        fallback = ref.RandomDecider(ref.PyStream(seed, 0, ref.PLAY))
+        fallback = ref.RandomDecider(seat_play_streams(seed, 0, players))
         record = ref.play_scenario(rules, hands, facedown, leader, plays, picks, fallback)
         compiled = self._kernel_scenario(setup, lineup, hands, facedown, leader, plays, picks, seed)
         if any(n != "random" for n in lineup.names):
@@ -202,8 +203,8 @@ class BirdWeather(Game, rules=bw):
         totals = np.zeros(bw.MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(bw.N_COUNTERS, dtype=np.int64)
         status = lineup.kernels.play_scenario(hand_masks, fd, leader, tricks, setup.rules, setup.number,
-                                              setup.follow, lineup.ids, lineup.params, seed, script,
-                                              script_picks, log, totals, counters)
+                                              setup.follow, lineup.ids, lineup.params, seed, seat_keys(seed),
+                                              script, script_picks, log, totals, counters)
         if status == -2:
             self.check_status(np.array([status]), lineup, [0], seed)
         if status >= 0:

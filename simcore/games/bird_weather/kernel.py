@@ -8,6 +8,9 @@ Three entry points share one deal loop (``play_deal``):
 
 A plug-in build re-executes this file with ``__strategies__`` set to a strategy
 module that includes the user's functions (simcore/plugins.py).
+
+Chance comes from the game's DEAL stream (``streams``), which no strategy is handed; the
+strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py).
 """
 
 import numpy as np
@@ -24,7 +27,7 @@ from simcore.games.bird_weather.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_facedown = strategy.choose_facedown
@@ -63,7 +66,7 @@ def hide_own(table, facedown, seat):
 
 
 @kernel(globals())
-def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, streams,
+def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seat_streams,
               counters, script, script_picks, log, log_row):
     """Play the tricks of one deal from the position in ``table``/``hands``/``facedown`` (each
     seat's unused face-down card, -1 if none: the strategies see only their own, in the table).
@@ -71,7 +74,8 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
     ``script``/``script_picks`` hold scripted plays (deck indices) and face-down
     picks (seats) used in order before the strategies decide; a scripted decision
     that breaks the rules stops the deal and its step number is returned.
-    ``log`` receives one row per trick from ``log_row`` on when it has rows.
+    ``log`` receives one row per trick from ``log_row`` on when it has rows.  A deal draws no
+    chance: ``seat_streams[s]`` is what seat s's strategy is handed (its own PLAY stream).
     """
     n_players = rules[R_PLAYERS]
     seen = np.uint64(0)
@@ -96,11 +100,11 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
             else:
                 if strategies[seat] == RANDOM:
                     card = choose_play(RANDOM, params, seat, hands[seat], legal, seen,
-                                       table, number, follow, rules, streams)
+                                       table, number, follow, rules, seat_streams[seat])
                 else:
                     show_own(table, facedown, seat)
                     card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
-                                       table, number, follow, rules, streams)
+                                       table, number, follow, rules, seat_streams[seat])
                     hide_own(table, facedown, seat)
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
@@ -136,7 +140,7 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
                 else:
                     show_own(table, facedown, winner)
                     pick_seat = choose_pick(strategies[winner], params, winner, available, hands[winner],
-                                            seen, table, number, rules, streams)
+                                            seen, table, number, rules, seat_streams[winner])
                     hide_own(table, facedown, winner)
                     if pick_seat < 0 or pick_seat >= n_players or (available >> np.uint64(pick_seat)) & np.uint64(1) == 0:
                         return STRATEGY_BROKE_RULES
@@ -170,13 +174,15 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
 
 
 @kernel(globals())
-def play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, facedown, deck,
-              totals, counters, opening, dealt, facedowns, log):
+def play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table, hands,
+              facedown, deck, totals, counters, opening, dealt, facedowns, log):
     """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,
     ``opening`` (the first deal's hands incl. face-down cards) and, where they have
-    room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``."""
+    room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``.
+    ``keys``: ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     n_players = rules[R_PLAYERS]
     seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
     no_script = np.empty(0, dtype=np.int64)
     for s in range(n_players):
         totals[s] = 0
@@ -196,7 +202,7 @@ def play_game(seed, index, rules, number, follow, strategies, params, streams, t
                 dealt[d, s] = hands[s]
         if rules[R_FACEDOWN] != 0:
             for s in range(n_players):
-                card = choose_facedown(strategies[s], params, s, hands[s], table, number, rules, streams)
+                card = choose_facedown(strategies[s], params, s, hands[s], table, number, rules, seat_streams[s])
                 if card < 0 or card >= rules[R_DECK] or (hands[s] >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
                 hands[s] &= ~bit(card)
@@ -205,7 +211,7 @@ def play_game(seed, index, rules, number, follow, strategies, params, streams, t
                 if d < facedowns.shape[0]:
                     facedowns[d, s] = card
         status = play_deal(table, hands, facedown, d % n_players, rules[R_TRICKS], rules, number, follow, strategies,
-                           params, streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
+                           params, seat_streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
         if status != FINISHED:
             return status
         for s in range(n_players):
@@ -214,19 +220,20 @@ def play_game(seed, index, rules, number, follow, strategies, params, streams, t
 
 
 @kernel(globals(), parallel=True)
-def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
+def run_chunk(seed, keys, start, n_games, rules, number, follow, strategies, params,
               scores_out, shares_out, counters_out, hands_out, status_out):
     """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.
     ``status_out[g]`` is FINISHED, or STRATEGY_BROKE_RULES for a plug-in's illegal decision.
 
-    Each game's randomness depends only on (seed, game index), and every game
-    writes only its own row, so the result is the same for any thread count or
+    Each game's randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``),
+    and every game writes only its own row, so the result is the same for any thread count or
     chunking.
     """
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
         hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
@@ -238,8 +245,9 @@ def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
         facedowns = np.empty((0, MAX_PLAYERS), dtype=np.int64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, start + g, rules, number, follow, strategies, params, streams, table,
-                                      hands, facedown, deck, totals, counters, hands_out[g], dealt, facedowns, log)
+            status_out[g] = play_game(seed, keys, start + g, rules, number, follow, strategies, params, streams,
+                                      seat_streams, table, hands, facedown, deck, totals, counters, hands_out[g],
+                                      dealt, facedowns, log)
             match_shares(totals, n_players, shares)
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -249,42 +257,46 @@ def run_chunk(seed, start, n_games, rules, number, follow, strategies, params,
 
 
 @kernel(globals())
-def play_logged(seed, index, rules, number, follow, strategies, params, log, dealt, facedowns, totals, counters):
+def play_logged(seed, keys, index, rules, number, follow, strategies, params, log, dealt, facedowns, totals,
+                counters):
     """Game ``index`` of run ``seed`` with its full log (what ``balance replay`` prints)."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     opening = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    return play_game(seed, index, rules, number, follow, strategies, params, streams, table, hands, facedown, deck,
-              totals, counters, opening, dealt, facedowns, log)
+    return play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table,
+                     hands, facedown, deck, totals, counters, opening, dealt, facedowns, log)
 
 
 @kernel(globals())
-def play_many_logged(seed, indices, rules, number, follow, strategies, params, logs, dealt, facedowns,
+def play_many_logged(seed, keys, indices, rules, number, follow, strategies, params, logs, dealt, facedowns,
                      totals, counters, status):
     """play_logged for many games at once (differential tests): arrays gain a leading game axis."""
     for k in range(indices.shape[0]):
-        status[k] = play_logged(seed, indices[k], rules, number, follow, strategies, params, logs[k], dealt[k],
+        status[k] = play_logged(seed, keys, indices[k], rules, number, follow, strategies, params, logs[k], dealt[k],
                                 facedowns[k], totals[k], counters[k])
 
 
 @kernel(globals())
-def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seed,
+def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seed, keys,
                   script, script_picks, log, totals, counters):
-    """One deal from a given position; returns FINISHED, STRATEGY_BROKE_RULES or the illegal scripted step."""
+    """One deal from a given position; returns FINISHED, STRATEGY_BROKE_RULES or the illegal scripted step.
+    The strategies draw from the seats' PLAY streams of game 0 of run ``seed`` (``keys`` =
+    ``seat_keys(seed)``); the deal itself draws nothing."""
     n_players = rules[R_PLAYERS]
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seed_streams(streams, seed, 0)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    seed_seats(seat_streams, keys, 0)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
     table[T_DEAL] = 0
     cards = facedown.copy()  # the play loop takes them; the caller's array stays as dealt
     for s in range(n_players):
         table[T_FACEDOWN + s] = FACEDOWN_HIDDEN if cards[s] >= 0 else FACEDOWN_NONE
         table[T_TOTAL + s] = 0
-    status = play_deal(table, hands, cards, leader, n_tricks, rules, number, follow, strategies, params, streams,
-                       counters, script, script_picks, log, 0)
+    status = play_deal(table, hands, cards, leader, n_tricks, rules, number, follow, strategies, params,
+                       seat_streams, counters, script, script_picks, log, 0)
     for s in range(n_players):
         totals[s] = table[T_SCORE + s]
     return status

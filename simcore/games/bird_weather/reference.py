@@ -9,16 +9,20 @@ A card is its number.  The tens digit is the *weather*, the ones digit the *bird
 numbered 0..N-1 in clockwise order; seat 0 leads the first trick of the first deal.  Every index
 (deal, trick, play step, pick step) is 0-based.
 
-Randomness comes only from two explicit streams (``simcore.rng``): DEAL shuffles, PLAY feeds the
-``random`` strategy.  The order of draws is part of the contract with the compiled engine:
+Randomness comes only from explicit streams (``simcore.rng``): the game's DEAL stream
+(``deal_rng = PyStream(seed, index, DEAL)``) shuffles, and each seat's own PLAY stream
+(``play_rng[s]``, ``seat_play_streams(seed, index, players)[s]``) feeds the ``random`` strategy at
+seat s; a seat's stream is drawn from only by that seat's decisions.  The order of draws is part
+of the contract with the compiled engine:
 
 * each deal: ``deck = sorted(cards)``; Fisher–Yates from the top index down with
   ``deal_rng.below(i + 1)``; seat s gets ``deck[s*hand_size:(s+1)*hand_size]``;
 * face-down choices (if that rule is on), seats 0..N-1 in seat order:
-  ``sorted(hand)[play_rng.below(len(hand))]``;
-* each play: ``sorted(legal)[play_rng.below(len(legal))]`` (a draw even when only one card is legal);
-* each zero-points pick: ``seats[play_rng.below(len(seats))]`` over the seats whose face-down
-  card is still unused, ascending.
+  ``sorted(hand)[play_rng[s].below(len(hand))]``;
+* each play by seat s: ``sorted(legal)[play_rng[s].below(len(legal))]`` (a draw even when only one
+  card is legal);
+* each zero-points pick by the trick's winner w: ``seats[play_rng[w].below(len(seats))]`` over the
+  seats whose face-down card is still unused, ascending.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 
 COUNTER_KEYS = ("reversals", "zero_wins", "zero_point_tricks", "facedowns_taken", "zero_scored_tricks")
 
@@ -202,22 +206,23 @@ class Decider(Protocol):
 
 
 class RandomDecider:
-    """Uniform among the legal choices, drawing from ``play_rng`` in the documented order."""
+    """Uniform among the legal choices: seat s draws from ``play_rng[s]`` (its own PLAY stream)
+    in the documented order."""
 
-    def __init__(self, play_rng: PyStream):
+    def __init__(self, play_rng: Sequence[PyStream]):
         self.rng = play_rng
 
     def facedown(self, seat, hand):
         hand = sorted(hand)
-        return hand[self.rng.below(len(hand))]
+        return hand[self.rng[seat].below(len(hand))]
 
     def play(self, seat, hand, legal, view):
         legal = sorted(legal)
-        return legal[self.rng.below(len(legal))]
+        return legal[self.rng[seat].below(len(legal))]
 
     def pick(self, seat, seats_available, view):
         seats = sorted(seats_available)
-        return seats[self.rng.below(len(seats))]
+        return seats[self.rng[seat].below(len(seats))]
 
 
 class ScriptedDecider:
@@ -458,11 +463,11 @@ def _choose_facedown(rules, deal, hand, seat, decider, steps) -> int:
 def play_game(rules: Rules, seed: int, index: int, deciders: Sequence[Decider] | None = None) -> GameRecord:
     """Game ``index`` of a run with ``seed``: ``rules.deals`` deals (§8), deal d led by seat d mod N.
 
-    Without ``deciders`` every seat plays at random from one shared PLAY stream.
+    Without ``deciders`` every seat plays at random, each from its own PLAY stream.
     """
     deal_rng = PyStream(seed, index, DEAL)
     if deciders is None:
-        deciders = [RandomDecider(PyStream(seed, index, PLAY))] * rules.players
+        deciders = [RandomDecider(seat_play_streams(seed, index, rules.players))] * rules.players
     deciders = _per_seat(deciders, rules.players)
     steps = _Steps()
     record = GameRecord(rules.players, [], [], [], [0] * rules.players, [], new_counters())

@@ -4,8 +4,9 @@ Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel ov
 games), ``play_many_logged`` (full trick and round logs: replays and the differential test) and
 ``play_scenario`` (scripted deal, piles and moves: ``balance play``).  Chance comes from the DEAL
 stream in the order documented in simcore/games/chimera/reference.py (deck shuffle, then the boxed
-grimoires when some are boxed, then every round's pile); ``random`` draws from PLAY.  Nothing is
-allocated per game: every scratch value lives in the per-block ``work`` and ``table`` arrays.
+grimoires when some are boxed, then every round's pile); the strategy at seat s is handed
+``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game's ``streams``.  Nothing
+is allocated per game: every scratch value lives in the per-block ``work`` and ``table`` arrays.
 """
 
 import numpy as np
@@ -30,7 +31,7 @@ from simcore.games.chimera.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
-from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_play = strategy.choose_play
@@ -123,8 +124,8 @@ def flush(counters, n_players, tricks, per_play, per_trick, passes, crystals_tak
 
 
 @kernel(globals())
-def play_rounds(rules, masks, strategies, params, streams, table, hands, work, counters, seats, log, round_log,
-                script, orders, round_limit, trick_limit, random_only):
+def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters, seats, log,
+                round_log, script, orders, round_limit, trick_limit, random_only):
     """Every round of the game; returns the status.  Scenarios pass the piles (``orders``, one
     row per round) and every move (``script``) and stop after ``round_limit`` rounds or
     ``trick_limit`` tricks (UNFINISHED); a run's games pass none and draw the piles from DEAL.
@@ -223,12 +224,12 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, work, c
                 work[ix(W_LEGAL + 2 * position)] = np.int64(m0)
                 work[ix(W_LEGAL + 2 * position + 1)] = np.int64(m1)
                 if random_only:            # the built-in draw is legal by construction
-                    move = random_play(params, seat, hand, m0, m1, table, rules, masks, streams)
+                    move = random_play(params, seat, hand, m0, m1, table, rules, masks, seat_streams[seat])
                 else:
                     move = scripted(script, work)
                     if move < 0:
                         move = choose_play(strategies[ix(seat)], params, seat, hand, m0, m1, table, rules, masks,
-                                           streams)
+                                           seat_streams[seat])
                     if move < 0 or move >= 2 * N_IDS or not has(m1 if move & 1 else m0, move >> 1):
                         flush(counters, n_players, tricks_done, per_play, per_trick, passes, crystals_taken,
                               crystals_missed)
@@ -405,24 +406,27 @@ def finish_game(rules, table, work, counters, seats, info, shares, status):
 
 
 @kernel(globals())
-def play_game(seed, index, rules, masks, strategies, params, streams, table, hands, work, counters, seats, shares,
-              log, round_log, info, no_script, no_orders, random_only):
-    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, work,
+              counters, seats, shares, log, round_log, info, no_script, no_orders, random_only):
+    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).  ``keys``:
+    ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
     start_game(rules, table, work, counters, seats)
     deal(rules, streams, hands, work, info)
-    status = play_rounds(rules, masks, strategies, params, streams, table, hands, work, counters, seats, log,
-                         round_log, no_script, no_orders, 1 << 30, -1, random_only)
+    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
+                         seats, log, round_log, no_script, no_orders, 1 << 30, -1, random_only)
     finish_game(rules, table, work, counters, seats, info, shares, status)
     return status
 
 
 @kernel(globals(), parallel=True)
-def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               seats_out, status_out):
     """Games start..start+n_games-1 of run ``seed``, one output column each, in parallel over
-    blocks of BLOCK games.  Each game's randomness depends only on (seed, game index) and it
-    writes only its own column, so the result is the same for any thread count or chunking."""
+    blocks of BLOCK games.  Each game's randomness depends only on (seed, game index) (``keys`` =
+    ``seat_keys(seed)``) and it writes only its own column, so the result is the same for any
+    thread count or chunking."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     all_random = True
@@ -430,6 +434,7 @@ def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out
         all_random = all_random and strategies[s] == RANDOM
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         work = np.zeros(WORK_WIDTH, dtype=np.int64)
@@ -443,13 +448,13 @@ def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out
         no_orders = np.empty((0, 1), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             if all_random:
-                status_out[g] = play_game(seed, start + g, rules, masks, strategies, params, streams, table, hands,
-                                          work, counters, seats, shares, log, round_log, info, no_script, no_orders,
-                                          True)
+                status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
+                                          seat_streams, table, hands, work, counters, seats, shares, log, round_log,
+                                          info, no_script, no_orders, True)
             else:
-                status_out[g] = play_game(seed, start + g, rules, masks, strategies, params, streams, table, hands,
-                                          work, counters, seats, shares, log, round_log, info, no_script, no_orders,
-                                          False)
+                status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
+                                          seat_streams, table, hands, work, counters, seats, shares, log, round_log,
+                                          info, no_script, no_orders, False)
             for s in range(n_players):  # outputs are column-major: each row is a Parquet column
                 scores_out[s, g] = table[T_TOTAL + s]
                 shares_out[s, g] = shares[s]
@@ -460,10 +465,11 @@ def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out
 
 
 @kernel(globals())
-def play_many_logged(seed, indices, rules, masks, strategies, params, logs, round_logs, infos, shares, counters,
-                     status):
+def play_many_logged(seed, keys, indices, rules, masks, strategies, params, logs, round_logs, infos, shares,
+                     counters, status):
     """Logged games for replays and tests: the arrays gain a leading game axis."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
@@ -471,18 +477,22 @@ def play_many_logged(seed, indices, rules, masks, strategies, params, logs, roun
     no_script = np.empty(0, dtype=np.int64)
     no_orders = np.empty((0, 1), dtype=np.int64)
     for k in range(indices.shape[0]):
-        status[k] = play_game(seed, indices[k], rules, masks, strategies, params, streams, table, hands, work,
-                              counters[k], seats, shares[k], logs[k], round_logs[k], infos[k], no_script, no_orders,
-                              False)
+        status[k] = play_game(seed, keys, indices[k], rules, masks, strategies, params, streams, seat_streams, table,
+                              hands, work, counters[k], seats, shares[k], logs[k], round_logs[k], infos[k], no_script,
+                              no_orders, False)
 
 
 @kernel(globals())
 def play_scenario(rules, masks, strategies, params, dealt, in_play, boxed_familiars, boxed_grimoires, orders, script,
                   round_limit, trick_limit, log, round_log, info, shares, counters):
     """A scripted game (``balance play``): the deal, the grimoires in play (ascending), every
-    round's pile and every move are given; nothing is drawn.  Returns the status."""
+    round's pile and every move are given; the rules draw nothing, and a strategy asked once the
+    script is used up draws from its seat's PLAY stream of game 0 of run 0 (``SCENARIO_KEYS``).
+    Returns the status."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seed_streams(streams, 0, 0)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
+    seed_seats(seat_streams, SCENARIO_KEYS, 0)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
@@ -495,8 +505,8 @@ def play_scenario(rules, masks, strategies, params, dealt, in_play, boxed_famili
         work[W_INPLAY + i] = in_play[i]
     info[I_BOXED_FAMILIARS] = boxed_familiars
     info[I_BOXED_GRIMOIRES] = boxed_grimoires
-    status = play_rounds(rules, masks, strategies, params, streams, table, hands, work, counters, seats, log,
-                         round_log, script, orders, round_limit, trick_limit, False)
+    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
+                         seats, log, round_log, script, orders, round_limit, trick_limit, False)
     finish_game(rules, table, work, counters, seats, info, shares, status)
     return status
 

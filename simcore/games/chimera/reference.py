@@ -18,9 +18,10 @@ Grimoires have ids 0..G-1 in the order of ``Rules.grimoires`` (by default the va
 a stack of (card, value) bottom to top, the value fixed when the card is placed.  A move is
 (card, slot).
 
-Randomness comes only from two explicit streams (``simcore.rng``).  The order of draws is part of
-the contract with the compiled engine (``deal`` = PyStream(seed, index, DEAL), ``play`` =
-PyStream(seed, index, PLAY); both run on across the rounds of one game).  Every shuffle is
+Randomness comes only from explicit streams (``simcore.rng``).  The order of draws is part of
+the contract with the compiled engine (``deal`` = PyStream(seed, index, DEAL), the game's own;
+``play[s]`` = ``seat_play_streams(seed, index, N)[s]``, seat s's own PLAY stream; all run on
+across the rounds of one game).  Every shuffle is
 Fisher-Yates on an ascending list: for i = len-1 down to 1: ``j = deal.below(i + 1)``, swap
 items i and j.
 
@@ -34,10 +35,10 @@ items i and j.
    the previous round is scored): shuffle the ascending ids of the T grimoires in play; trick t
    of the round is played for ``order[t]`` (order[0] is the card laid face up beside the pile,
    order[t+1] is visible on top of the face-up pile while trick t is played).
-4. PLAY (the random strategy; one stream shared by every seat), every play in play order
-   (leader, leader+1, ... mod N, trick after trick, round after round):
-   ``moves[play.below(len(moves))]`` over the legal moves in ascending (card, slot) order, a draw
-   even when only one move is legal.
+4. PLAY (the random strategy; each seat from its own stream), every play by seat s in play
+   order (leader, leader+1, ... mod N, trick after trick, round after round):
+   ``moves[play[s].below(len(moves))]`` over the legal moves in ascending (card, slot) order, a
+   draw even when only one move is legal.  A seat's stream is drawn from only by its own plays.
 Nothing else is drawn: the first leader (seat 0), the next leaders, the hand passing and the
 scoring are fixed, and end-of-game ties are shared.
 """
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 
 PLAYERS = (3, 4)
 SUIT_NAMES = ("S", "C", "H", "D")
@@ -439,14 +440,15 @@ class Decider(Protocol):
 
 
 class RandomDecider:
-    """Uniform over the legal moves from ``play_stream`` (module docstring, step 4)."""
+    """Uniform over the legal moves: seat s draws from ``play_streams[s]`` (module docstring,
+    step 4)."""
 
-    def __init__(self, play_stream: PyStream):
-        self.rng = play_stream
+    def __init__(self, play_streams: Sequence[PyStream]):
+        self.rng = play_streams
 
     def play(self, view, seat, hand, moves):
         moves = sorted(moves)
-        return moves[self.rng.below(len(moves))]
+        return moves[self.rng[seat].below(len(moves))]
 
 
 def _as_move(move):
@@ -692,10 +694,10 @@ def box_grimoires(rules: Rules, deal: PyStream) -> tuple[list[int], list[int]]:
 
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
-    None → the random strategy from one PLAY stream shared by every seat."""
+    None → the random strategy, every seat from its own PLAY stream."""
     deal = PyStream(seed, index, DEAL)
     if decider is None:
-        decider = RandomDecider(PyStream(seed, index, PLAY))
+        decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     hands, boxed_familiars = deal_familiars(rules, deal)
     in_play, boxed = box_grimoires(rules, deal)
     game = _Game(rules, _per_seat(decider, rules.players), hands, boxed_familiars, boxed)

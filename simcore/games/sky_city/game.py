@@ -9,6 +9,7 @@ import numpy as np
 from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, Lineup, per_seat
 from simcore.games.sky_city import rules as sc
+from simcore.rng import seat_keys
 
 
 class SkyCity(Game, rules=sc):
@@ -51,8 +52,9 @@ class SkyCity(Game, rules=sc):
         counters = np.zeros((n, sc.N_COUNTERS), dtype=np.uint16)
         if not hasattr(self, "_judged"):
             self.start_run(setup)
-        lineup.kernels.run_chunk(seed, start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                                 lineup.params, scores, winners, counters, self._judged, self._fired, self._stats)
+        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds,
+                                 lineup.ids, lineup.params, scores, winners, counters, self._judged, self._fired,
+                                 self._stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
         self._rounds += int(counters[:, sc.C_ROUNDS].sum())
         self._games += n
@@ -94,9 +96,9 @@ class SkyCity(Game, rules=sc):
         judged = np.zeros((len(setup.full_deck), setup.odds.shape[1]), dtype=np.int64)
         fired = np.zeros_like(judged)
         stats = np.zeros((len(setup.full_deck), sc.N_TRAP_STATS), dtype=np.int64)
-        lineup.kernels.play_many_logged(seed, indices, setup.rules, setup.codes, setup.trap_ids, setup.odds,
-                                        lineup.ids, lineup.params, logs, totals, counters, winners, judged, fired,
-                                        stats)
+        lineup.kernels.play_many_logged(seed, seat_keys(seed), indices, setup.rules, setup.codes, setup.trap_ids,
+                                        setup.odds, lineup.ids, lineup.params, logs, totals, counters, winners, judged,
+                                        fired, stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, indices, seed)
         return [self.log_dict(setup, logs[g], totals[g], counters[g], int(winners[g])) for g in range(k)]
 

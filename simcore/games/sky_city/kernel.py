@@ -3,7 +3,8 @@
 Entry points share ``play_game``: ``run_chunk`` (rows of a run, in parallel, plus the tallies of
 fresh-dice trap judgements) and ``play_many_logged`` (full round logs: replays and the
 differential test).  Chance comes from the DEAL stream in the order documented in
-simcore/games/sky_city/reference.py; the ``random`` strategy draws from PLAY.
+simcore/games/sky_city/reference.py; the strategy at seat s is handed ``seat_streams[s]``, its own
+PLAY stream (simcore/rng.py), never the game's ``streams``.
 """
 
 import numpy as np
@@ -19,7 +20,7 @@ from simcore.games.sky_city.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
 from simcore.games.sky_city.trap_odds import fires
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -57,8 +58,8 @@ def roll(counts, n, streams, script, cursor, log, log_row):
 
 
 @kernel(globals())
-def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points, counters,
-               judged, fired_tally, log, log_row, declare_script, script, cursor):
+def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, counts, points,
+               counters, judged, fired_tally, log, log_row, declare_script, script, cursor):
     """One round (§ラウンドの流れ): declarations, groups in ascending order, escapes.
     Returns how it ended, or STRATEGY_BROKE_RULES."""
     n_players = rules[R_PLAYERS]
@@ -74,7 +75,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
         if scripted:
             declared = declare_script[table[T_ROUND], s]
         else:
-            declared = choose_declare(strategies[s], params, s, table, rules, odds, streams)
+            declared = choose_declare(strategies[s], params, s, table, rules, odds, seat_streams[s])
         if declared < 0 or declared > dice:
             return STRATEGY_BROKE_RULES
         points[s] = declared  # parked here until all have declared
@@ -157,24 +158,26 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
 
 
 @kernel(globals())
-def play_game(seed, index, rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts,
-              points, totals, counters, judged, fired_tally, trap_stats, log):
-    """One game of run ``seed``: rounds until the final round is over (or the cap)."""
+def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table,
+              order, counts, points, totals, counters, judged, fired_tally, trap_stats, log):
+    """One game of run ``seed``: rounds until the final round is over (or the cap).  ``keys``:
+    ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
     for s in range(rules[R_PLAYERS]):
         table[T_SCORE + s] = 0
     table[T_FINAL] = 0
     no_declarations = np.empty((0, MAX_PLAYERS), dtype=np.int64)
     no_script = np.empty(0, dtype=np.int64)
     cursor = np.zeros(1, dtype=np.int64)
-    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points,
-                       totals, counters, judged, fired_tally, trap_stats, log, no_script, no_declarations,
+    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts,
+                       points, totals, counters, judged, fired_tally, trap_stats, log, no_script, no_declarations,
                        no_script, cursor, rules[R_MAX_ROUNDS])
 
 
 @kernel(globals())
-def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points, totals,
-                counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script, cursor,
+def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts, points,
+                totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script, cursor,
                 round_limit):
     """Rounds from the position in ``table`` until the game ends or ``round_limit`` rounds were
     played; returns the winner (-1 if unfinished) or STRATEGY_BROKE_RULES.  Scenarios give the
@@ -202,8 +205,8 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table
         if log_row >= 0:
             log[log_row, L_NDICE] = 0
         escapes, escaped, paid = counters[C_ESCAPES], counters[C_ESCAPED], counters[C_ZERO_BONUSES]
-        ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, counts, points,
-                           counters, judged, fired_tally, log, log_row, declare_script, script, cursor)
+        ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, counts,
+                           points, counters, judged, fired_tally, log, log_row, declare_script, script, cursor)
         if ended == STRATEGY_BROKE_RULES:
             return STRATEGY_BROKE_RULES
         stats = trap_stats[trap_ids[table[T_TRAP]]]
@@ -267,10 +270,11 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table
 
 
 @kernel(globals(), parallel=True)
-def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
+def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
               counters_out, judged_out, fired_out, stats_out):
-    """Games start..start+n_games-1, one row each; judged_out/fired_out[trap, dice] get the
-    fresh-dice judgement tallies summed over the chunk (per-block tallies, merged after)."""
+    """Games start..start+n_games-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``), one row each;
+    judged_out/fired_out[trap, dice] get the fresh-dice judgement tallies summed over the chunk
+    (per-block tallies, merged after)."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     block_judged = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
@@ -278,6 +282,7 @@ def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, pa
     block_stats = np.zeros((n_blocks, judged_out.shape[0], N_TRAP_STATS), dtype=np.int64)
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         order = np.empty(rules[R_TRAPS], dtype=np.int64)
         counts = np.zeros(7, dtype=np.int64)
@@ -286,9 +291,9 @@ def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, pa
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            winner = play_game(seed, start + g, rules, codes, trap_ids, odds, strategies, params, streams, table,
-                               order, counts, points, totals, counters, block_judged[b], block_fired[b],
-                               block_stats[b], log)
+            winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
+                               seat_streams, table, order, counts, points, totals, counters, block_judged[b],
+                               block_fired[b], block_stats[b], log)
             winner_out[g] = winner
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -301,27 +306,31 @@ def run_chunk(seed, start, n_games, rules, codes, trap_ids, odds, strategies, pa
 
 
 @kernel(globals())
-def play_many_logged(seed, indices, rules, codes, trap_ids, odds, strategies, params, logs, totals, counters,
+def play_many_logged(seed, keys, indices, rules, codes, trap_ids, odds, strategies, params, logs, totals, counters,
                      winners, judged, fired_tally, trap_stats):
     """Logged games (one row per round, up to logs.shape[1] rounds) for replays and tests."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     order = np.empty(rules[R_TRAPS], dtype=np.int64)
     counts = np.zeros(7, dtype=np.int64)
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for k in range(indices.shape[0]):
-        winners[k] = play_game(seed, indices[k], rules, codes, trap_ids, odds, strategies, params, streams, table,
-                               order, counts, points, totals[k], counters[k], judged, fired_tally, trap_stats,
-                               logs[k])
+        winners[k] = play_game(seed, keys, indices[k], rules, codes, trap_ids, odds, strategies, params, streams,
+                               seat_streams, table, order, counts, points, totals[k], counters[k], judged, fired_tally,
+                               trap_stats, logs[k])
 
 
 @kernel(globals())
 def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores, start_final, trap_script,
                   declare_script, script, log, totals, counters):
     """Scripted rounds from a given position (``balance play``): traps, declarations and every
-    draw (dice faces - 1, escape tie-breaks, roll-off) come from the scripts."""
+    draw (dice faces - 1, escape tie-breaks, roll-off) come from the scripts; a strategy asked
+    draws from its seat's PLAY stream of game 0 of run 0 (``SCENARIO_KEYS``)."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seed_streams(streams, 0, 0)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
+    seed_seats(seat_streams, SCENARIO_KEYS, 0)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     for s in range(rules[R_PLAYERS]):
         table[T_SCORE + s] = start_scores[s]
@@ -336,9 +345,9 @@ def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores
     fired_tally = np.zeros_like(judged)
     trap_stats = np.zeros((judged.shape[0], N_TRAP_STATS), dtype=np.int64)
     cursor = np.zeros(1, dtype=np.int64)
-    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, table, order, counts, points,
-                       totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script,
-                       cursor, trap_script.shape[0])
+    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts,
+                       points, totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script,
+                       script, cursor, trap_script.shape[0])
 
 
 @kernel(globals(), parallel=True)
@@ -353,6 +362,7 @@ def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, s
     n_blocks = (n_rows + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        no_seat_streams = np.zeros((MAX_PLAYERS, N_STREAMS), dtype=np.uint64)  # declarations are scripted
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         counts = np.zeros(7, dtype=np.int64)
         points = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -376,7 +386,7 @@ def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, s
             for s in range(MAX_PLAYERS):
                 table[T_SCORE + s] = 0
                 script[0, s] = declarations[i, s] if s < n_players else 0
-            play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, counts, points,
-                       counters, judged, fired_tally, log, -1, script, no_script, cursor)
+            play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, no_seat_streams, counts,
+                       points, counters, judged, fired_tally, log, -1, script, no_script, cursor)
             for s in range(n_players):
                 points_out[i, s] = points[s]

@@ -8,14 +8,16 @@ account of what is implemented here, with every assumption listed.
 
 Seats are numbered 0..N-1; every index (round, declaration step, die) is 0-based.
 
-Randomness comes only from two explicit streams (``simcore.rng``).  The order of draws is part of
-the contract with the compiled engine:
+Randomness comes only from explicit streams (``simcore.rng``): the game's own DEAL stream
+``deal = PyStream(seed, index, DEAL)`` and one PLAY stream per seat, ``play[s] =
+seat_play_streams(seed, index, N)[s]``, drawn from only by seat s's declarations.  The order of
+draws is part of the contract with the compiled engine:
 
 * DEAL, at game start and whenever the usable traps are all used: ``order = list(range(n))``
   (positions in the usable list, deck order); for i = n-1 .. 1: ``j = deal.below(i + 1)``, swap
   ``order[i]``, ``order[j]``; the rounds then reveal ``order[0]``, ``order[1]``, ...;
-* PLAY, each round after the trap is revealed, seats 0..N-1 in order: the ``random`` strategy
-  declares ``play.below(dice_per_player + 1)``;
+* PLAY, each round after the trap is revealed, seats s = 0..N-1 in order: the ``random``
+  strategy at seat s declares ``play[s].below(dice_per_player + 1)``;
 * DEAL, each die rolled (group rolls seat by seat in ascending seat order, each seat's dice one
   at a time; escape rerolls die by die): ``1 + deal.below(6)``;
 * DEAL, before each escape, if k >= 2 remaining escapers share the lowest running total:
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 from simcore.games.sky_city.trap_language import Deck, Trap, fires_on_dice, load_deck
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
@@ -210,13 +212,13 @@ class Decider(Protocol):
 
 
 class RandomDecider:
-    """Declares uniformly 0..dice_per_player with ``play_rng.below(dice_per_player + 1)``."""
+    """Declares uniformly 0..dice_per_player: seat s with ``play_rngs[s].below(dice_per_player + 1)``."""
 
-    def __init__(self, play_rng: PyStream):
-        self.rng = play_rng
+    def __init__(self, play_rngs: Sequence[PyStream]):
+        self.rng = play_rngs
 
     def declare(self, seat, view):
-        return self.rng.below(view.dice_per_player + 1)
+        return self.rng[seat].below(view.dice_per_player + 1)
 
 
 class ScriptedDecider:
@@ -499,10 +501,10 @@ def _per_seat(deciders, players: int) -> list[Decider]:
 
 def play_game(rules: Rules, seed: int, index: int, deciders=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``deciders``: one per seat, or one for all; None →
-    every seat declares at random from one shared PLAY stream (seats 0..N-1 each round)."""
+    every seat declares at random, each from its own PLAY stream (seats 0..N-1 each round)."""
     deal_rng = PyStream(seed, index, DEAL)
     if deciders is None:
-        deciders = RandomDecider(PyStream(seed, index, PLAY))
+        deciders = RandomDecider(seat_play_streams(seed, index, rules.players))
     deciders = _per_seat(deciders, rules.players)
     chance = _StreamChance(deal_rng)
     deck = _TrapDeck(rules.usable, deal_rng)

@@ -3,7 +3,8 @@
 Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
 ``play_many_logged`` (full trick and round logs: replays and the differential test) and
 ``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
-stream in the order documented in simcore/games/ten_tricks/reference.py; ``random`` draws from PLAY.
+stream in the order documented in simcore/games/ten_tricks/reference.py; the strategy at seat s is
+handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game's ``streams``.
 """
 
 import numpy as np
@@ -24,7 +25,7 @@ from simcore.games.ten_tricks.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
-from simcore.rng import DEAL, N_STREAMS, below, seed_streams
+from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
@@ -95,7 +96,7 @@ def deal(hands, rules, streams, order, deal_script, work, table):
 
 
 @kernel(globals())
-def offer_swaps(rules, masks, strategies, params, streams, table, hands, counters, script, work):
+def offer_swaps(rules, masks, strategies, params, streams, seat_streams, table, hands, counters, script, work):
     """【ゲームの準備】②: seats dealt no infected may offer a card for infected 8; one offer is
     taken (drawn from DEAL among several).  Returns (offers mask, eligible mask, swap seat or -1,
     card given up), or offers = -1 when a strategy broke the rules."""
@@ -110,7 +111,7 @@ def offer_swaps(rules, masks, strategies, params, streams, table, hands, counter
         eligible |= 1 << s
         card = scripted(script, work)
         if card == -1:
-            card = choose_swap(strategies[s], params, s, hands[s], table, rules, masks, streams)
+            card = choose_swap(strategies[s], params, s, hands[s], table, rules, masks, seat_streams[s])
         elif card == NO_OFFER:
             card = -1
         if card == -1:
@@ -130,8 +131,8 @@ def offer_swaps(rules, masks, strategies, params, streams, table, hands, counter
 
 
 @kernel(globals())
-def play_rounds(rules, masks, strategies, params, streams, table, hands, order, counters, log, round_log,
-                deal_script, script, leader_script, work, first_round, round_limit, trick_limit):
+def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
+                round_log, deal_script, script, leader_script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns the status.
 
     Scenarios pass scripts (deals, every decision in the order asked, and the leaders that settle
@@ -174,8 +175,8 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
             round_log[k_round, G_LEADER] = leader
             for s in range(n_players):
                 round_log[k_round, G_HANDS + s] = np.int64(hands[s])
-        offers, eligible, swap_seat, swap_card = offer_swaps(rules, masks, strategies, params, streams, table,
-                                                             hands, counters, script, work)
+        offers, eligible, swap_seat, swap_card = offer_swaps(rules, masks, strategies, params, streams,
+                                                             seat_streams, table, hands, counters, script, work)
         if offers < 0:
             return STRATEGY_BROKE_RULES
         table[T_SWAP_SEAT] = swap_seat
@@ -205,7 +206,8 @@ def play_rounds(rules, masks, strategies, params, streams, table, hands, order, 
                 legal = legal_mask(hand, lead, table[T_UNLOCKED], masks)
                 card = scripted(script, work)
                 if card < 0:
-                    card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, masks, streams)
+                    card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, masks,
+                                       seat_streams[seat])
                 if card < 0 or card > SWAP_CARD or not has(legal, card):
                     return STRATEGY_BROKE_RULES
                 show_voids(table, seat, position, card, lead, masks)  # what the play shows (public)
@@ -320,31 +322,34 @@ def final_standing(table, rules, counters, work, shares):
 
 
 @kernel(globals())
-def play_game(seed, index, rules, masks, strategies, params, streams, table, hands, order, counters, shares, log,
-              round_log, no_deals, no_script, work):
-    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, order,
+              counters, shares, log, round_log, no_deals, no_script, work):
+    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).  ``keys``:
+    ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
     for c in range(N_COUNTERS):
         counters[c] = 0
     for s in range(MAX_PLAYERS):
         table[T_TOTAL + s] = 0
         table[T_PLAYS + s] = -1
-    status = play_rounds(rules, masks, strategies, params, streams, table, hands, order, counters, log, round_log,
-                         no_deals, no_script, no_script, work, 0, 1 << 30, -1)
+    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
+                         round_log, no_deals, no_script, no_script, work, 0, 1 << 30, -1)
     final_standing(table, rules, counters, work, shares)
     return status
 
 
 @kernel(globals(), parallel=True)
-def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               status_out):
     """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
-    randomness depends only on (seed, game index) and it writes only its own row, so the result
-    is the same for any thread count or chunking."""
+    randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes
+    only its own row, so the result is the same for any thread count or chunking."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         order = np.empty(48, dtype=np.int64)
@@ -356,8 +361,9 @@ def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out
         no_script = np.empty(0, dtype=np.int64)
         work = np.zeros(WORK_WIDTH, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, start + g, rules, masks, strategies, params, streams, table, hands,
-                                      order, counters, shares, log, round_log, no_deals, no_script, work)
+            status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams, seat_streams,
+                                      table, hands, order, counters, shares, log, round_log, no_deals, no_script,
+                                      work)
             for s in range(n_players):  # outputs are column-major: each row is a Parquet column
                 scores_out[s, g] = table[T_TOTAL + s]
                 shares_out[s, g] = shares[s]
@@ -366,11 +372,12 @@ def run_chunk(seed, start, n_games, rules, masks, strategies, params, scores_out
 
 
 @kernel(globals())
-def play_many_logged(seed, indices, rules, masks, strategies, params, logs, round_logs, scores, shares, counters,
-                     uppers, status):
+def play_many_logged(seed, keys, indices, rules, masks, strategies, params, logs, round_logs, scores, shares,
+                     counters, uppers, status):
     """Logged games for replays and tests: arrays gain a leading game axis; ``uppers[k, s]`` is
     seat s's upper-board count at the end (the tie-break)."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(48, dtype=np.int64)
@@ -378,8 +385,8 @@ def play_many_logged(seed, indices, rules, masks, strategies, params, logs, roun
     no_script = np.empty(0, dtype=np.int64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
     for k in range(indices.shape[0]):
-        status[k] = play_game(seed, indices[k], rules, masks, strategies, params, streams, table, hands, order,
-                              counters[k], shares[k], logs[k], round_logs[k], no_deals, no_script, work)
+        status[k] = play_game(seed, keys, indices[k], rules, masks, strategies, params, streams, seat_streams, table,
+                              hands, order, counters[k], shares[k], logs[k], round_logs[k], no_deals, no_script, work)
         for s in range(rules[R_PLAYERS]):
             scores[k, s] = table[T_TOTAL + s]
             uppers[k, s] = popcount(np.uint64(table[T_UPPER + s]))
@@ -389,9 +396,12 @@ def play_many_logged(seed, indices, rules, masks, strategies, params, logs, roun
 def play_scenario(rules, masks, strategies, params, start_totals, first_round, round_limit, trick_limit,
                   deal_script, script, leader_script, log, round_log, scores, shares, counters, uppers):
     """Scripted deals, swaps, cards and tie-settling leaders from a given position (``balance
-    play``); returns the status."""
+    play``); returns the status.  Chance the scripts leave open comes from game 0 of run 0, and a
+    strategy asked draws from its seat's PLAY stream of that game (``SCENARIO_KEYS``)."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seed_streams(streams, 0, 0)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
+    seed_seats(seat_streams, SCENARIO_KEYS, 0)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(48, dtype=np.int64)
@@ -400,8 +410,8 @@ def play_scenario(rules, masks, strategies, params, start_totals, first_round, r
         table[T_PLAYS + s] = -1
     for s in range(rules[R_PLAYERS]):
         table[T_TOTAL + s] = start_totals[s]
-    status = play_rounds(rules, masks, strategies, params, streams, table, hands, order, counters, log, round_log,
-                         deal_script, script, leader_script, work, first_round, round_limit, trick_limit)
+    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
+                         round_log, deal_script, script, leader_script, work, first_round, round_limit, trick_limit)
     final_standing(table, rules, counters, work, shares)
     for s in range(rules[R_PLAYERS]):
         scores[s] = table[T_TOTAL + s]

@@ -13,9 +13,10 @@ c*8 + (n-1) (0..31); the infected of number v (0..8) has id 32 + v (32..40).  In
 is the swap card and is never dealt.  Ascending ids put the survivors first, colour by colour and
 low to high, then the infected low to high: every "sorted" list below is in this order.
 
-Randomness comes only from two explicit streams (``simcore.rng``).  The order of draws is part of
-the contract with the compiled engine (``deal`` = PyStream(seed, index, DEAL), ``play`` =
-PyStream(seed, index, PLAY); both run on across the rounds of one game):
+Randomness comes only from explicit streams (``simcore.rng``).  The order of draws is part of the
+contract with the compiled engine (``deal`` = PyStream(seed, index, DEAL), the game's own;
+``play[s]`` = ``seat_play_streams(seed, index, N)[s]``, seat s's own PLAY stream, drawn from only
+by seat s's decisions; all run on across the rounds of one game):
 
 1. DEAL, at the start of EVERY round, only at 3 players with ``colours_3`` None:
    ``removed = deal.below(4)``; the round uses the other three colours.
@@ -23,13 +24,13 @@ PyStream(seed, index, PLAY); both run on across the rounds of one game):
    the infected of this player count's values; for i = len(deck)-1 down to 1:
    ``j = deal.below(i + 1)``, swap ``deck[i]``, ``deck[j]``; seat s gets
    ``deck[hand_size*s : hand_size*(s+1)]``; the rest (if any) is out of the round.
-3. PLAY (the random strategy), if the swap rule is on: seats 0..N-1 in order, only those whose
-   hand holds no infected: ``offer = play.below(2) == 1``; if offering,
-   ``card = sorted(hand)[play.below(len(hand))]``.
+3. PLAY (the random strategy), if the swap rule is on: seats s = 0..N-1 in order, only those
+   whose hand holds no infected: ``offer = play[s].below(2) == 1``; if offering,
+   ``card = sorted(hand)[play[s].below(len(hand))]``.
 4. DEAL, if k >= 2 seats offered: the swapping seat is ``offering_ascending[deal.below(k)]``
    (k == 1: that seat, no draw).
-5. PLAY, every play, in play order (leader, leader+1, ... mod N, trick after trick):
-   ``legal[play.below(len(legal))]`` over the ascending legal cards, a draw even when only one
+5. PLAY, every play by seat s, in play order (leader, leader+1, ... mod N, trick after trick):
+   ``legal[play[s].below(len(legal))]`` over the ascending legal cards, a draw even when only one
    card is legal.
 6. DEAL, after a round is scored and the game goes on: if k >= 2 seats share the lowest round
    score, the next first leader is ``tied_ascending[deal.below(k)]`` (k == 1: no draw).  Round 0
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 
 PLAYERS = (3, 4)
 COLOUR_NAMES = ("red", "green", "yellow", "blue")
@@ -345,20 +346,22 @@ class Decider(Protocol):
 
 
 class RandomDecider:
-    """Uniform choices from ``play_stream`` in the documented order (module docstring, 3 and 5)."""
+    """Uniform choices, seat s drawing from ``play_streams[s]`` in the documented order (module
+    docstring, 3 and 5)."""
 
-    def __init__(self, play_stream: PyStream):
-        self.rng = play_stream
+    def __init__(self, play_streams: Sequence[PyStream]):
+        self.rng = play_streams
 
     def swap(self, view, seat, hand):
-        if self.rng.below(2) != 1:
+        rng = self.rng[seat]
+        if rng.below(2) != 1:
             return None
         hand = sorted(hand)
-        return hand[self.rng.below(len(hand))]
+        return hand[rng.below(len(hand))]
 
     def play(self, view, seat, hand, legal):
         legal = sorted(legal)
-        return legal[self.rng.below(len(legal))]
+        return legal[self.rng[seat].below(len(legal))]
 
 
 def _refusal(view: TableView, seat: int, hand, legal, card) -> IllegalMove | None:
@@ -609,10 +612,10 @@ def deal_round(rules: Rules, deal: PyStream) -> tuple[int, list[list[int]]]:
 
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
-    None → the random strategy from one PLAY stream shared by every seat."""
+    None → the random strategy, every seat from its own PLAY stream."""
     deal = PyStream(seed, index, DEAL)
     if decider is None:
-        decider = RandomDecider(PyStream(seed, index, PLAY))
+        decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     game = _Game(rules, _per_seat(decider, rules.players), [0] * rules.players, 0)
     leader = 0                                             # RULINGS.md: seat 0 leads round 0
     while True:

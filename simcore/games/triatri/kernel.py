@@ -2,10 +2,11 @@
 
 Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
 ``play_many_logged`` (full trick and deal logs: replays and the differential test) and
-``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
-stream in the order documented in simcore/games/triatri/reference.py; ``random`` draws from PLAY.
-When every seat plays ``random``, run_chunk and play_many_logged use play_rounds' build without
-strategies (about three times as fast; same draws, same games).
+``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the game's
+DEAL stream (``streams``) in the order documented in simcore/games/triatri/reference.py; the
+strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never
+``streams``.  When every seat plays ``random``, run_chunk and play_many_logged use play_rounds'
+build without strategies (about three times as fast; same draws, same games).
 """
 
 import numpy as np
@@ -24,7 +25,7 @@ from simcore.games.triatri.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
-from simcore.rng import DEAL, N_STREAMS, PLAY, seed_streams
+from simcore.rng import DEAL, N_STREAMS, PLAY, SCENARIO_KEYS, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_bid = strategy.choose_bid
@@ -63,9 +64,35 @@ def deal(hands, rules, streams, order, deal_script, work):
         hands[s] = hand
 
 
+assert MAX_PLAYERS <= 4  # pick_at holds one PLAY state per seat in four locals
+
+
+@kernel(globals(), inline="always")
+def pick_at(seat, p0, p1, p2, p3, mask):
+    """``random_pick`` for ``seat`` on the all-random loop's four PLAY states (locals): returns
+    them with the seat's advanced, and the pick."""
+    state = p0
+    if seat == 1:
+        state = p1
+    elif seat == 2:
+        state = p2
+    elif seat == 3:
+        state = p3
+    state, card = random_pick(state, mask)
+    if seat == 0:
+        p0 = state
+    elif seat == 1:
+        p1 = state
+    elif seat == 2:
+        p2 = state
+    else:
+        p3 = state
+    return p0, p1, p2, p3, card
+
+
 @kernel(globals())
-def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, hands, order, counters, log,
-                deal_log, deal_script, script, work, first_round, round_limit, trick_limit):
+def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands, order, counters,
+                log, deal_log, deal_script, script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
 
     Scenarios pass scripts (deals, then every decision in the order asked) and stop after
@@ -74,15 +101,19 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
 
     ``strategies is None``: every seat plays ``random`` and nothing is scripted.  Numba compiles
     that case separately and drops the branches on ``strategies is None`` at compile time, so the
-    all-random loop draws its picks directly from a PLAY state kept in a register, with no
-    strategy dispatch, no legality checks (the draw is legal by construction) and none of the
-    table slots that only strategies read; the draws are the same as ``random``'s."""
+    all-random loop draws its picks directly from the deciding seat's PLAY state, one of four
+    locals (``pick_at``: registers, not a load and a store per draw), with no strategy dispatch,
+    no legality checks (the draw is legal by construction) and none of the table slots that only
+    strategies read; the draws are the same as ``random``'s (from ``seat_streams[seat]``)."""
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
     fakes = masks[FAKE]
-    # the all-random loop's PLAY state; nothing draws from PLAY after the game (each game seeds
-    # its own streams), so it is not written back
-    play = streams[PLAY]
+    # the all-random loop's PLAY states, one per seat (MAX_PLAYERS = 4), kept in locals; nothing
+    # draws from PLAY after the game (each game seeds its own streams), so they are not written back
+    p0 = seat_streams[0, PLAY]
+    p1 = seat_streams[1, PLAY]
+    p2 = seat_streams[min(2, n_players - 1), PLAY]
+    p3 = seat_streams[min(3, n_players - 1), PLAY]
     work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     deal_row = 0
@@ -99,7 +130,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
             deal(hands, rules, streams, order, deal_script, work)
             if strategies is None:
                 for s in range(n_players):
-                    play, table[T_BID + s] = random_pick(play, hands[s])
+                    p0, p1, p2, p3, table[T_BID + s] = pick_at(s, p0, p1, p2, p3, hands[s])
             else:
                 for s in range(n_players):
                     table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
@@ -107,7 +138,8 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
                 for s in range(n_players):
                     card = scripted(script, work)
                     if card < 0:
-                        card = choose_bid(strategies[s], params, s, hands[s], table, rules, cards, masks, streams)
+                        card = choose_bid(strategies[s], params, s, hands[s], table, rules, cards, masks,
+                                          seat_streams[s])
                     if card < 0 or card >= deck or not has(hands[s], card):
                         return STRATEGY_BROKE_RULES, -1
                     work[W_BIDS + s] = card  # parked until everyone has bid
@@ -145,12 +177,12 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
             # 宝石を選ぶ: a supply gem, or one of the start player's own
             options = gem_options(table, start)
             if strategies is None:
-                play, option = random_pick(play, np.uint64(options))
+                p0, p1, p2, p3, option = pick_at(start, p0, p1, p2, p3, np.uint64(options))
             else:
                 option = scripted(script, work)
                 if option < 0:
                     option = choose_gem(strategies[start], params, start, options, hands[start], table, rules,
-                                        cards, masks, streams)
+                                        cards, masks, seat_streams[start])
                 if option < 0 or option > 5 or (options >> option) & 1 == 0:
                     return STRATEGY_BROKE_RULES, -1
                 table[T_GEM] = option
@@ -169,12 +201,12 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
                 hand = hands[seat]
                 legal = legal_cards(hand, suit, fakes)
                 if strategies is None:
-                    play, card = random_pick(play, legal)
+                    p0, p1, p2, p3, card = pick_at(seat, p0, p1, p2, p3, legal)
                 else:
                     card = scripted(script, work)
                     if card < 0:
                         card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, cards, masks,
-                                           streams)
+                                           seat_streams[seat])
                     if card < 0 or card >= deck or not has(legal, card):
                         return STRATEGY_BROKE_RULES, -1
                     table[T_ORDER + position] = seat
@@ -227,19 +259,21 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, table, 
 
 
 @kernel(globals())
-def play_game(seed, index, rules, cards, masks, facts, strategies, params, streams, table, hands, order,
-              counters, scores, shares, log, deal_log, no_deals, no_script, work):
+def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
+              order, counters, scores, shares, log, deal_log, no_deals, no_script, work):
     """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).
-    ``strategies`` None: every seat plays random (see play_rounds)."""
+    ``strategies`` None: every seat plays random (see play_rounds).  ``keys``: ``seat_keys(seed)``,
+    which seeds the seats' PLAY streams."""
     seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
     for c in range(N_COUNTERS):
         counters[c] = 0
     for c in range(3):
         table[T_SUPPLY + c] = rules[R_GEMS]
         for s in range(MAX_PLAYERS):
             table[T_GEMS + 3 * s + c] = 0
-    status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, table, hands, order,
-                                  counters, log, deal_log, no_deals, no_script, work, 0, 1 << 30, -1)
+    status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
+                                  order, counters, log, deal_log, no_deals, no_script, work, 0, 1 << 30, -1)
     final_standing(table, rules, instant, scores, shares)
     return status
 
@@ -259,17 +293,18 @@ def pack_gems(table, seat):
 
 
 @kernel(globals(), parallel=True)
-def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, scores_out, shares_out,
+def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params, scores_out, shares_out,
               counters_out, gems_out, status_out):
     """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
-    randomness depends only on (seed, game index) and it writes only its own row, so the result
-    is the same for any thread count or chunking."""
+    randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes
+    only its own row, so the result is the same for any thread count or chunking."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     everyone_random = all_random(strategies, n_players)
     facts = card_facts(rules, cards)
     for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
+        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         order = np.empty(rules[R_DECK], dtype=np.int64)
@@ -283,13 +318,13 @@ def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, sco
         work = np.zeros(WORK_WIDTH, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             if everyone_random:  # the loop compiled without strategies (play_rounds)
-                status_out[g] = play_game(seed, start + g, rules, cards, masks, facts, None, params, streams, table,
-                                          hands, order, counters, scores, shares, log, deal_log, no_deals,
-                                          no_script, work)
+                status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, None, params, streams,
+                                          seat_streams, table, hands, order, counters, scores, shares, log, deal_log,
+                                          no_deals, no_script, work)
             else:
-                status_out[g] = play_game(seed, start + g, rules, cards, masks, facts, strategies, params, streams,
-                                          table, hands, order, counters, scores, shares, log, deal_log, no_deals,
-                                          no_script, work)
+                status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, strategies, params,
+                                          streams, seat_streams, table, hands, order, counters, scores, shares, log,
+                                          deal_log, no_deals, no_script, work)
             for s in range(n_players):  # outputs are column-major: each row is a Parquet column
                 scores_out[s, g] = scores[s]
                 shares_out[s, g] = shares[s]
@@ -299,10 +334,11 @@ def run_chunk(seed, start, n_games, rules, cards, masks, strategies, params, sco
 
 
 @kernel(globals())
-def play_many_logged(seed, indices, rules, cards, masks, strategies, params, logs, deal_logs, scores, shares,
+def play_many_logged(seed, keys, indices, rules, cards, masks, strategies, params, logs, deal_logs, scores, shares,
                      counters, gems, status):
     """Logged games for replays and tests: arrays gain a leading game axis; ``gems[k, s, c]``."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(rules[R_DECK], dtype=np.int64)
@@ -313,13 +349,13 @@ def play_many_logged(seed, indices, rules, cards, masks, strategies, params, log
     facts = card_facts(rules, cards)
     for k in range(indices.shape[0]):
         if everyone_random:  # the same loop as run_chunk's, so the differential test covers it
-            status[k] = play_game(seed, indices[k], rules, cards, masks, facts, None, params, streams, table, hands,
-                                  order, counters[k], scores[k], shares[k], logs[k], deal_logs[k], no_deals,
-                                  no_script, work)
+            status[k] = play_game(seed, keys, indices[k], rules, cards, masks, facts, None, params, streams,
+                                  seat_streams, table, hands, order, counters[k], scores[k], shares[k], logs[k],
+                                  deal_logs[k], no_deals, no_script, work)
         else:
-            status[k] = play_game(seed, indices[k], rules, cards, masks, facts, strategies, params, streams, table,
-                                  hands, order, counters[k], scores[k], shares[k], logs[k], deal_logs[k], no_deals,
-                                  no_script, work)
+            status[k] = play_game(seed, keys, indices[k], rules, cards, masks, facts, strategies, params, streams,
+                                  seat_streams, table, hands, order, counters[k], scores[k], shares[k], logs[k],
+                                  deal_logs[k], no_deals, no_script, work)
         for s in range(rules[R_PLAYERS]):
             for c in range(3):
                 gems[k, s, c] = table[T_GEMS + 3 * s + c]
@@ -328,9 +364,13 @@ def play_many_logged(seed, indices, rules, cards, masks, strategies, params, log
 @kernel(globals())
 def play_scenario(rules, cards, masks, strategies, params, start_gems, first_round, round_limit, trick_limit,
                   deal_script, script, log, deal_log, scores, shares, counters, gems):
-    """Scripted deals and decisions from a given position (``balance play``); returns the status."""
+    """Scripted deals and decisions from a given position (``balance play``); returns the status.
+    Deals the script leaves open come from game 0 of run 0, and a strategy asked draws from its
+    seat's PLAY stream of that game (``SCENARIO_KEYS``)."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seed_streams(streams, 0, 0)
+    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
+    seed_seats(seat_streams, SCENARIO_KEYS, 0)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(rules[R_DECK], dtype=np.int64)
@@ -340,9 +380,9 @@ def play_scenario(rules, cards, masks, strategies, params, start_gems, first_rou
             table[T_GEMS + 3 * s + c] = start_gems[s, c]
             table[T_SUPPLY + c] -= start_gems[s, c]
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    status, instant = play_rounds(rules, cards, masks, card_facts(rules, cards), strategies, params, streams, table,
-                                  hands, order, counters, log, deal_log, deal_script, script, work, first_round,
-                                  round_limit, trick_limit)
+    status, instant = play_rounds(rules, cards, masks, card_facts(rules, cards), strategies, params, streams,
+                                  seat_streams, table, hands, order, counters, log, deal_log, deal_script, script, work,
+                                  first_round, round_limit, trick_limit)
     final_standing(table, rules, instant, scores, shares)
     for s in range(rules[R_PLAYERS]):
         for c in range(3):

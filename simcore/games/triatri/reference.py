@@ -14,18 +14,20 @@ The card (colour c, number n) has id c*K + (n - low); the fakes are ids 3K .. 3K
 deck is every id 0..D-1 with D = 3K + fakes.  A gem option is a code: c (0..2) = a supply gem of
 colour c, 3 + c = one of the start player's own gems of colour c.
 
-Randomness comes only from two explicit streams (``simcore.rng``).  The order of draws is part of
-the contract with the compiled engine:
+Randomness comes only from explicit streams (``simcore.rng``): the game's own DEAL stream
+``deal = PyStream(seed, index, DEAL)`` and one PLAY stream per seat, ``play[s] =
+seat_play_streams(seed, index, N)[s]``, drawn from only by seat s's decisions.  The order of draws
+is part of the contract with the compiled engine:
 
 * DEAL, every deal attempt (each round, and again after every redeal; ONE stream for the whole
   game): ``order = list(range(D))``; for i = D-1 down to 1: ``j = deal.below(i + 1)``, swap
   ``order[i]``, ``order[j]``; seat s gets ``order[6s : 6s+6]`` (shown sorted); the rest are unused.
-* PLAY (the ``random`` strategy; one stream shared by every seat), in the order the decisions are
-  asked: per deal attempt the bids of seats 0..N-1, ``hand[play.below(len(hand))]`` over the
-  sorted hand; then per trick the start player's gem, ``options[play.below(len(options))]`` over
-  the ascending option codes; then the plays in play order (start, start+1, ... mod N),
-  ``legal[play.below(len(legal))]`` over the ascending legal cards.  A draw is made even when
-  there is only one choice.
+* PLAY (the ``random`` strategy; seat s draws from its own ``play[s]``), in the order the
+  decisions are asked: per deal attempt the bid of each seat s = 0..N-1,
+  ``hand[play[s].below(len(hand))]`` over the sorted hand; then per trick the start player p's
+  gem, ``options[play[p].below(len(options))]`` over the ascending option codes; then the plays
+  in play order (start, start+1, ... mod N), seat s's ``legal[play[s].below(len(legal))]`` over
+  the ascending legal cards.  A draw is made even when there is only one choice.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.rng import DEAL, PLAY, PyStream
+from simcore.rng import DEAL, PyStream, seat_play_streams
 
 FIRE, WATER, WOOD = 0, 1, 2
 COLOUR_NAMES = ("fire", "water", "wood")
@@ -378,19 +380,20 @@ class Decider(Protocol):
 
 
 class RandomDecider:
-    """Uniform among the allowed choices, drawing from ``play_rng`` (one draw per decision)."""
+    """Uniform among the allowed choices, seat s drawing from ``play_rngs[s]`` (one draw per
+    decision)."""
 
-    def __init__(self, play_rng: PyStream):
-        self.rng = play_rng
+    def __init__(self, play_rngs: Sequence[PyStream]):
+        self.rng = play_rngs
 
     def bid(self, view, seat, hand):
-        return hand[self.rng.below(len(hand))]
+        return hand[self.rng[seat].below(len(hand))]
 
     def gem(self, view, seat, options):
-        return options[self.rng.below(len(options))]
+        return options[self.rng[seat].below(len(options))]
 
     def play(self, view, seat, legal):
-        return legal[self.rng.below(len(legal))]
+        return legal[self.rng[seat].below(len(legal))]
 
 
 def _bid_where(view: TableView, seat: int) -> str:
@@ -635,10 +638,10 @@ def _per_seat(decider, players: int) -> list:
 
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
-    None → every seat plays at random from one shared PLAY stream."""
+    None → every seat plays at random, each from its own PLAY stream."""
     deal_rng = PyStream(seed, index, DEAL)
     if decider is None:
-        decider = RandomDecider(PyStream(seed, index, PLAY))
+        decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     game = _Game(rules, [[0, 0, 0]] * rules.players, 0, _per_seat(decider, rules.players))
     while not game.over:
         game.play_round(lambda attempt: deal_hands(rules, deal_rng))
