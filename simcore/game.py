@@ -244,8 +244,12 @@ class Game:
                       tuple(p.path for p in plugins))
 
     # --- runs ------------------------------------------------------------------
-    def start_run(self, setup) -> None:
-        """Called before the first chunk of a run (games with run-level tallies reset them)."""
+    def take_tallies(self) -> dict | None:
+        """Run-level tallies of the chunk just played (lists of whole numbers by name), which
+        the driver keeps with the chunk's rows and sums over the run (``finish_run``); None
+        for a game without any.  The tallies of chunks played anywhere, in any order, add up to
+        the same totals."""
+        return None
 
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
         """Games start..start+n-1 of run ``seed`` as Parquet columns: ``game``, then the record's
@@ -279,8 +283,9 @@ class Game:
         the order the Parquet file has them: score_s, share_s, the events, the game's own."""
         raise NotImplementedError
 
-    def finish_run(self, setup) -> dict:
-        """Run-level figures added to the metadata after the last chunk."""
+    def finish_run(self, setup, tallies: dict | None = None) -> dict:
+        """Run-level figures added to the metadata after the last chunk, from the summed
+        ``take_tallies`` of every chunk."""
         return {}
 
     def metadata(self, setup) -> dict:
