@@ -99,6 +99,10 @@ def setup_digest(setup) -> str:
     return digest.hexdigest()[:16]
 
 
+CONFIG_ORDER = ("game", "players", "seed", "games", "precision", "strategies", "plugins", "variant", "rules",
+                "engine", "version", "schema")  # the order a refused --resume names a difference in
+
+
 def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None) -> dict:
     """Everything that decides a run's rows: a resumed run must match it exactly."""
     return {"schema": SCHEMA_VERSION, "version": __version__, "engine": FINGERPRINT, "game": game.name,
@@ -162,6 +166,7 @@ class Parts:
         self.out = out
         self.folder = parts_folder(out)
         self.done: dict[int, tuple[int, dict]] = {}  # start -> (games, the part's figures)
+        self.mine = False  # made (or taken over) by this run: it may remove it
 
     def open(self, config: dict, resume: bool) -> None:
         """Start the folder afresh, or (``resume``) take the chunks it holds if its manifest
@@ -170,7 +175,9 @@ class Parts:
             shutil.rmtree(self.folder, ignore_errors=True)
         if self.folder.exists():
             self._reuse(config)
+            self.mine = True
             return
+        self.mine = True
         try:
             self.folder.mkdir()
             staged = self.folder / ".manifest.tmp"
@@ -186,7 +193,8 @@ class Parts:
         except (OSError, ValueError, KeyError, TypeError):
             raise BalanceError(f"{self.folder} holds no readable manifest: run with --force to start over") from None
         if old != config:
-            key = next(k for k in sorted(set(old) | set(config)) if old.get(k) != config.get(k))
+            keys = [k for k in CONFIG_ORDER if k in config] + sorted(set(old) | set(config) - set(CONFIG_ORDER))
+            key = next(k for k in keys if old.get(k) != config.get(k))
             raise BalanceError(f"--resume: the unfinished run of {self.out} has {key} {_short(old.get(key))}, this "
                                f"command {_short(config.get(key))}; give the same command, or --force to start over")
         for path in self.folder.iterdir():
@@ -338,7 +346,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
             raise RunInterrupted(parts.kept()) from None
         raise
     finally:
-        if parts is not None and parts.folder.exists() and not parts.done:
+        if parts is not None and parts.mine and parts.folder.exists() and not parts.done:
             parts.remove()  # nothing worth keeping
         if lock is not None:
             lock.release()
