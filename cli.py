@@ -594,6 +594,14 @@ def bench(
         "--search", help="Time a search player instead (e.g. 'search' or 'search:d=64'): its decisions and playouts "
                          "per second on one thread, and games/s of one search among heuristic players.")] = None,
     search_games: Annotated[int, typer.Option("--search-games", help="Games per search timing.")] = 2_000,
+    scale: Annotated[bool, typer.Option(
+        "--scale", help="BIRD & WEATHER at 10^6 and 10^8 games: peak memory of each (flat), and the speed-up from 1 to "
+                        "all threads and from 1 to 2 local Dask workers (minutes; BENCHMARKS.md).")] = False,
+    scale_games: Annotated[str, typer.Option(
+        "--scale-games", help="With --scale: the run sizes whose peak memory is compared, comma-separated.")]
+        = "1000000,100000000",
+    scale_speed_games: Annotated[int, typer.Option(
+        "--scale-speed-games", help="With --scale: games per speed-up timing.")] = 4_000_000,
     as_json: JsonOpt = False,
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
@@ -604,6 +612,18 @@ def bench(
                         ("--search-games", search_games)):
         if value < 1:
             raise _error(f"{name} must be at least 1, not {value}")
+    if scale:
+        from simcore.bench import format_scale_bench, run_scale_bench
+
+        try:
+            sizes = [int(x.replace("_", "")) for x in scale_games.split(",")]
+        except ValueError:
+            raise _error(f"--scale-games must be whole numbers separated by commas, not '{scale_games}'") from None
+        if not sizes or min(sizes) < 1 or max(sizes) > 10**10 or scale_speed_games < 1:
+            raise _error("--scale-games must be 1 to 10^10 games each, --scale-speed-games at least 1")
+        result = run_scale_bench(sizes, scale_speed_games, progress=not as_json)
+        typer.echo(json.dumps(result, indent=2) if as_json else format_scale_bench(result))
+        return
     names = [game] if game else game_names()
     for name in names:
         get_game(name).check_players(players)

@@ -200,13 +200,21 @@ def connect(cluster: str | None = None, scheduler: str | None = None):
     """Within the block every run plays its chunks on the cluster asked for: ``local:N`` (N
     worker processes on this machine, the cores shared out among them) or an existing
     scheduler's address.  Neither: the block changes nothing."""
-    if cluster is not None and scheduler is not None:
-        raise BalanceError("give --cluster or --scheduler, not both")
     if cluster is None and scheduler is None:
         yield None
         return
+    with open_executor(cluster, scheduler) as executor, use(executor):
+        yield executor
+
+
+@contextlib.contextmanager
+def open_executor(cluster: str | None = None, scheduler: str | None = None):
+    """A ``DaskExecutor`` on a new local cluster (``local:N``) or an existing scheduler, closed
+    (with its local cluster) at the end of the block."""
     import logging
 
+    if cluster is not None and scheduler is not None:
+        raise BalanceError("give --cluster or --scheduler, not both")
     with contextlib.ExitStack() as stack:
         if cluster is not None:
             workers = parse_cluster(cluster)
@@ -216,17 +224,23 @@ def connect(cluster: str | None = None, scheduler: str | None = None):
             client = stack.enter_context(_remote(scheduler))
             description = scheduler
         logging.getLogger("distributed").setLevel(logging.ERROR)
-        executor = DaskExecutor(client, description)
-        _ACTIVE.append(executor)
-        try:
-            yield executor
-        finally:
-            _ACTIVE.remove(executor)
+        yield DaskExecutor(client, description)
+
+
+@contextlib.contextmanager
+def use(executor):
+    """Make ``executor`` the one every run in the block uses (``current_executor``)."""
+    _ACTIVE.append(executor)
+    try:
+        yield executor
+    finally:
+        _ACTIVE.remove(executor)
 
 
 @contextlib.contextmanager
 def _local_cluster(workers: int):
     import logging
+    import warnings
 
     from distributed import Client, LocalCluster
 
@@ -242,8 +256,10 @@ def _local_cluster(workers: int):
         "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", ""),
     }
     try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=logging.ERROR, env=env)
+        with warnings.catch_warnings():  # e.g. "port 8787 is in use": a free port is taken, nothing to say
+            warnings.simplefilter("ignore")
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.CRITICAL, env=env)
     except OSError as exc:
         raise BalanceError(f"cannot start a local Dask cluster: {exc}") from None
     try:

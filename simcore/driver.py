@@ -316,6 +316,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     # a link is written through (the file it points to is replaced, not the link)
     out = Path(os.path.realpath(out)) if out is not None else None
     keep_frame = out is None if keep_frame is None else keep_frame
+    game.check_lineup(setup, lineup)
     config = run_config(game, setup, lineup, variant, seed, games, precision)
     meta = run_metadata(game, setup, lineup, variant, seed, games, config)
 

@@ -228,7 +228,8 @@ class Game:
                 try:  # a strategy's parameter (`fixed:3`, `search:d=64:policy=heuristic`) is checked by its module
                     params[seat] = strategies.default_params(base, argument or None)
                 except ValueError:
-                    raise BalanceError(f"strategy '{n}': the {parameters[base][2]} after ':' must be a number") from None
+                    what = parameters[base][2] if isinstance(parameters[base], tuple) else parameters[base]
+                    raise BalanceError(f"strategy '{n}': the {what} after ':' must be a number") from None
             else:
                 plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
                 values = getattr(plugin.module, "PARAMS", ())
@@ -242,6 +243,10 @@ class Game:
             kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions)
         return Lineup(tuple(names), np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64), params, kernels,
                       tuple(p.path for p in plugins))
+
+    def check_lineup(self, setup, lineup: Lineup) -> None:
+        """Refuse a strategy parameter the rules in force make meaningless (a game whose
+        parameters depend on its variant checks them here; the driver asks before any game)."""
 
     # --- runs ------------------------------------------------------------------
     def take_tallies(self) -> dict | None:
@@ -414,6 +419,7 @@ class Game:
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         """Game ``index`` of run ``seed``, logged exactly as the run played it."""
+        self.check_lineup(setup, lineup)
         log = self.kernel_logs(setup, lineup, seed, [index])[0]
         log.update(seed=seed, index=index, strategies=list(lineup.names))
         return log

@@ -54,6 +54,14 @@ class SkyCity(Game, rules=sc):
                                     Columns(shares, per_seat("share", p)), {"winner": winners.astype(np.int8)},
                                     Columns(counters, sc.COUNTER_NAMES, games_first=True)])
 
+    def check_lineup(self, setup, lineup: Lineup) -> None:
+        slot = self.strategy_module().P_FIXED_K  # the players, through the registry
+        for seat, name in enumerate(lineup.names):
+            k = lineup.params[seat, slot]
+            if name.partition(":")[0] == "fixed" and k > setup.dice_per_player:
+                raise BalanceError(f"strategy '{name}': K must be 0 to {setup.dice_per_player}, the dice each player "
+                                   "has in this variant")
+
     def take_tallies(self) -> dict | None:
         tallies, self._tallies = getattr(self, "_tallies", None), None
         return tallies
