@@ -124,9 +124,11 @@ def gain_interval(points: np.ndarray, sigma: np.ndarray, action: int) -> dict:
 
 def ev_declaration(setup, trap: int) -> int:
     """What the built-in `expected-value` player declares for this trap in a mid-game round."""
+    from simcore.game import get_game
     from simcore.games.sky_city.rules import T_FINAL, T_TRAP, TABLE_WIDTH
-    from strategies.sky_city import expected_value_declare
 
+    # the players are reached through the registry (analysis never imports strategies/)
+    expected_value_declare = get_game("sky-city").strategy_module().expected_value_declare
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     table[T_TRAP], table[T_FINAL] = trap, 0
     return int(expected_value_declare(0, table, setup.rules, setup.odds))
