@@ -131,3 +131,53 @@ def test_bench_scale_reports_memory_and_speedups():
     for key in ("thread_speedup", "worker_speedup", "seconds_1_thread", "seconds_2_workers"):
         assert result[key] > 0
     assert len(result["load_average"]) == 3
+
+
+def test_scheduler_address_with_dask_scheduler_and_workers(tmp_path):
+    """The set-up of docs/scaling.md on one machine: `dask scheduler` and two `dask worker`
+    processes started from the shell, `--scheduler tcp://127.0.0.1:PORT` from balance; the
+    output and the compile cache are on the storage every process shares."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    dask = Path(sys.executable).with_name("dask")
+    with socket.socket() as probe:  # a free port on the loopback
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+           "NUMBA_NUM_THREADS": "1"}
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    processes = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                   "--no-dashboard"], **quiet)]
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # wait for the scheduler to listen
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the scheduler did not start"
+                time.sleep(0.2)
+        for _ in range(2):
+            processes.append(subprocess.Popen([str(dask), "worker", address, "--nworkers", "1", "--nthreads", "1",
+                                               "--no-dashboard"], **quiet))
+        here, there = tmp_path / "here.parquet", tmp_path / "shared" / "there.parquet"
+        common = ("simulate", "chimera", "-n", 12_000, "--seed", 8, "-q", "--strategies", "heuristic,random,random,random")
+        assert balance(*common, "--out", here)[0] == 0
+        code, out, err = balance(*common, "--out", there, "--scheduler", address, "--chunk-size", 2_000)
+        assert code == 0, err
+        assert pl.read_parquet(here).equals(pl.read_parquet(there)) and _meta(here) == _meta(there)
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
