@@ -324,7 +324,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     previous = _terminate_as_interrupt()
     parts = None
     try:
-        if resume:
+        if resume and not parts_folder(out).exists():  # an unfinished run wins over an older finished file
             finished = existing_result(out, config)
             if finished is not None:  # nothing is missing
                 return RunResult(meta=finished, seconds=0.0, path=out,

@@ -28,7 +28,7 @@ REASONS = {
     errno.EROFS: "the file system is read-only",
     errno.EACCES: "permission denied",
     errno.EPERM: "permission denied",
-    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.ENOTDIR: "a part of the path is a file, not a directory",
     errno.ENOENT: "no such folder",
 }
 
@@ -60,8 +60,9 @@ def make_parents(path: Path) -> None:
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise BalanceError(f"cannot create folder {parent}: a file of that name is in the way") from None
+    except (FileExistsError, NotADirectoryError):  # a file stands where a folder must be
+        blocker = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), parent)
+        raise BalanceError(f"cannot create folder {parent}: {blocker} is not a directory") from None
     except OSError as exc:
         raise BalanceError(f"cannot create folder {parent}: {reason(exc)}") from None
     if not parent.is_dir():
@@ -153,7 +154,7 @@ def claim_output(target: str | Path, *, folder: bool = False, force: bool = Fals
     make_parents(target)
     if folder:
         if target.exists() and not target.is_dir():
-            raise BalanceError(f"{option} {target} exists and is not a folder")
+            raise BalanceError(f"{target} exists and is not a directory")
     elif target.is_dir():
         raise BalanceError(f"{option} {target} is a folder: give a file name such as {target / 'run.parquet'}")
     elif target.exists() and not target.is_file():

@@ -194,7 +194,7 @@ BAD_INPUT = {
     "variant file missing": (lambda d: _simulate(d, "--variant", d / "nope.toml"), ["variant file not found"]),
     "output folder is a file": (lambda d: ["simulate", "bird-weather", "--games", 10,
                                            "--out", _write(d / "file", "x") / "out.parquet"],
-                                ["cannot create folder", "a file of that name is in the way"]),
+                                ["cannot create folder", "is not a directory"]),
     "output is a folder": (lambda d: ["simulate", "bird-weather", "--games", 10, "--out", d],
                            ["is a folder"]),
     "malformed scenario": (lambda d: ["play", _write(d / "s.json", '{"game": "bird-weather", ')],

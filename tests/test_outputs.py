@@ -308,7 +308,7 @@ def test_unwritable_places(tmp_path):
     one_line(*balance("book", "--out", "/proc/balance-book", "-n", 100, "--game", "triatri", "-q"), "/proc")
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    one_line(*balance("report", ROOT / "nothing.parquet", "--out", blocker / "r"), "a file of that name is in the way")
+    one_line(*balance("report", ROOT / "nothing.parquet", "--out", blocker / "r"), "is not a directory")
 
 
 # --------------------------------------------------------------------------------------------
@@ -375,3 +375,18 @@ def test_report_refuses_files_it_cannot_trust(tmp_path):
         one_line(*balance("report", path, "--out", tmp_path / f"r-{path.stem}"), str(path), *fragments)
         assert not (tmp_path / f"r-{path.stem}").exists()
     one_line(*balance("replay", "bird-weather", "--run", old), "older balance")
+
+
+def test_resume_of_an_interrupted_force_run_finishes_it(tmp_path, bird_weather, monkeypatch):
+    """--force over an old file, interrupted: --resume finishes the new run (the old file stayed
+    until then), it does not refuse the old file."""
+    out = tmp_path / "run.parquet"
+    assert _simulate(out, "--seed", 6, games=3_000)[0] == 0
+    restore = _interrupt_after(monkeypatch, bird_weather, 1)
+    assert _simulate(out, "--force")[0] == 130
+    assert pl.read_parquet(out).height == 3_000  # the old file is untouched
+    restore()
+    assert _simulate(out, "--resume")[0] == 0
+    whole = tmp_path / "whole.parquet"
+    assert _simulate(whole)[0] == 0
+    assert_same_run(out, whole)
