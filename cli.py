@@ -28,6 +28,15 @@ PluginOpt = Annotated[Optional[list[Path]], typer.Option("--plugin", help="Pytho
 DealsOpt = Annotated[Optional[int], typer.Option("--deals", help="BIRD & WEATHER: a match of K deals (default 1).")]
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", help="Worker threads (default: all cores).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace the output if it exists (default: refuse).")]
+ResumeOpt = Annotated[bool, typer.Option(
+    "--resume", help="Finish an interrupted run of the same command: only the missing games are played (the "
+                     "result is the same as an uninterrupted run's).")]
+ClusterOpt = Annotated[Optional[str], typer.Option(
+    "--cluster", help="Play on a local Dask cluster of N worker processes: local:N (docs/scaling.md).")]
+SchedulerOpt = Annotated[Optional[str], typer.Option(
+    "--scheduler", help="Play on an existing Dask cluster: its scheduler's address, tcp://HOST:PORT "
+                        "(docs/scaling.md).")]
 SkillGamesOpt = Annotated[int, typer.Option(
     "--skill-games", help="Games for each skill figure without a search player (0: no skill section).")]
 SearchGamesOpt = Annotated[int, typer.Option(
@@ -43,6 +52,25 @@ def _game_and_setup(game_name, players, variant_path, deals):
     # --deals is the variant key `deals`, so results and reports record it
     variant = game.variant(variant_path, {"deals": deals} if deals is not None else None)
     return game, variant, game.setup(players, variant)
+
+
+def _cluster(cluster, scheduler):
+    """Every run inside the block plays its chunks on the Dask cluster asked for (or here)."""
+    from simcore.cluster import connect
+
+    return connect(cluster, scheduler)
+
+
+def _claim(out, force=False, resume=False):
+    """Hold a report folder for this command: its parents made, refused if it holds files
+    (unless --force / --resume), locked against a second command on it (simcore/outputs.py)."""
+    import contextlib
+
+    if out is None:
+        return contextlib.nullcontext()
+    from simcore.outputs import claim_output
+
+    return claim_output(out, folder=True, force=force, resume=resume)
 
 
 def _error(message):
@@ -84,6 +112,10 @@ def simulate(
     precision: Annotated[Optional[float], typer.Option(
         "--precision", help="Keep simulating until every seat's 95% interval of win share is at most this wide "
                             "either side (0.005 = 0.5 percentage points); --games is then the cap.")] = None,
+    force: ForceOpt = False,
+    resume: ResumeOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Simulate GAME and print seat win shares, first-player advantage and rule-event rates."""
     from analysis.summary import format_summary, summarize, summary_json
@@ -97,15 +129,18 @@ def simulate(
         games = 50_000_000 if precision is not None else 100_000
     g, v, setup = _game_and_setup(game, players, variant, deals)
     lineup = g.lineup(strategies, players, plugin or ())
-    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
+    if resume and out is None:
+        raise _error("--resume needs --out: the unfinished run is kept beside its output file")
+    with tempfile.TemporaryDirectory(prefix="balance-") as scratch, _cluster(cluster, scheduler):
         # without --out the rows still go to a (temporary) file, so memory stays flat
         target = out if out is not None else Path(scratch) / "run.parquet"
         result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
-                           progress=not quiet and not as_json, precision=precision)
+                           progress=not quiet and not as_json, precision=precision, force=force, resume=resume)
         summary = summarize(pl.scan_parquet(result.path), result.meta)
     games = result.meta["games"]
+    played = result.extra.get("played", games)
     summary["seconds"] = result.meta["seconds"]
-    summary["games_per_second"] = round(games / max(result.seconds, 1e-9))
+    summary["games_per_second"] = round(played / max(result.seconds, 1e-9))
     if precision is not None:
         summary["precision"] = result.meta["precision"]
     if as_json:
@@ -118,8 +153,10 @@ def simulate(
             typer.echo(f"\nprecision: every seat's 95% interval within ±{100 * precision:.2g} pp "
                        + (f"after {games:,} games (widest ±{widest:.3f} pp)" if how["reached"] else
                           f"NOT reached within the cap of {games:,} games (widest ±{widest:.3f} pp; raise --games)"))
-        typer.echo(f"\n{games:,} games in {result.seconds:.2f} s ({summary['games_per_second']:,} games/s)"
-                   + (f"; rows written to {out}" if out else ""))
+        ran = (f"{games:,} games in {result.seconds:.2f} s ({summary['games_per_second']:,} games/s)" if played == games
+               else f"{games:,} games ({played:,} played now in {result.seconds:.2f} s, the rest kept from the "
+                    "interrupted run)")
+        typer.echo(f"\n{ran}" + (f"; rows written to {out}" if out else ""))
 
 
 @app.command()
@@ -134,8 +171,14 @@ def report(
     search_games: SearchGamesOpt = 4_000,
     threads: ThreadsOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
+    with _claim(out, force):
+        _report(runs, out, skill, skill_games, search_games, threads, quiet)
+
+
+def _report(runs, out, skill, skill_games, search_games, threads, quiet):
     from analysis.report import write_report
 
     profile = None
@@ -169,14 +212,21 @@ def book(
     search_games: SearchGamesOpt = 4_000,
     threads: ThreadsOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    force: ForceOpt = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Finish an interrupted book: finished runs are kept, an unfinished run plays only its "
+                         "missing games.")] = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Every game at every player count: one report each (with skill and luck) and an index.html overview."""
     from analysis.book import OVERVIEW_HEADERS, write_book
 
     if games is None:
         games = 10_000 if strong else 100_000
-    path, rows = write_book(out, games, seed, strong, threads, progress=not quiet, only=only, skill_games=skill_games,
-                            search_games=search_games)
+    with _claim(out, force, resume), _cluster(cluster, scheduler):
+        path, rows = write_book(out, games, seed, strong, threads, progress=not quiet, only=only,
+                                skill_games=skill_games, search_games=search_games, force=force, resume=resume)
     for row in rows:
         typer.echo("  ".join(f"{h}: {c}" for h, c in zip(OVERVIEW_HEADERS[:7], row[:7])))
     typer.echo(f"book written: {path / 'index.html'} and {path / 'index.md'}")
@@ -193,6 +243,9 @@ def cards(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cards.md, cards.html and the chart.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged)."""
     import tempfile
@@ -209,14 +262,15 @@ def cards(
     if games < 2:
         raise _error(f"--games must be at least 2 for card strength, not {games}")
     lineup = g.lineup(strategies, players)
-    if out is not None:
-        card_report.check_out_dir(out)
-    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
-        result = run_games(g, setup, lineup, v, seed, games, out=Path(scratch) / "run.parquet",
-                           progress=not quiet and not as_json)
-        table = card_report.card_strength(pl.scan_parquet(result.path), result.meta).collect()
-    if out is not None:
-        card_report.write(table, result.meta, games, out)
+    with _claim(out, force), _cluster(cluster, scheduler):
+        if out is not None:
+            card_report.check_out_dir(out)
+        with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
+            result = run_games(g, setup, lineup, v, seed, games, out=Path(scratch) / "run.parquet",
+                               progress=not quiet and not as_json)
+            table = card_report.card_strength(pl.scan_parquet(result.path), result.meta).collect()
+        if out is not None:
+            card_report.write(table, result.meta, games, out)
     if as_json:
         typer.echo(json.dumps({"game": g.name, "players": players, "games": games, "seed": seed,
                                "strategies": list(lineup.names), "variant": v.to_dict(),
@@ -248,15 +302,19 @@ def tournament(
                              "default: the same as every other seating.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """Strategies against each other in every seating (seat effects cancel): head-to-head matrix,
     Bradley-Terry ratings, and first-player advantage per skill tier (docs/tournament.md)."""
     from analysis.tournament import format_text, run_tournament, write_report
 
-    doc = run_tournament(game, players, strategies, games, seed, variant, threads, plugin or (), out,
-                         progress=not quiet and not as_json, tier_games=tier_games)
-    if out is not None:
-        write_report(doc, out)
+    with _claim(out, force), _cluster(cluster, scheduler):
+        doc = run_tournament(game, players, strategies, games, seed, variant, threads, plugin or (), out,
+                             progress=not quiet and not as_json, tier_games=tier_games)
+        if out is not None:
+            write_report(doc, out)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, allow_nan=False))
     else:
@@ -280,14 +338,18 @@ def ladder(
         "--out", "-o", help="Folder for ladder.md and a self-contained ladder.html with the chart.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """The skill ladder: each of GAME's players (random, greedy, heuristic, search, stronger search)
     against a field of the one below, seats rotated, with 95% intervals and the fair share."""
     from analysis.ladder import format_text, run_ladder, write_report
 
     names = [name.strip() for name in rungs.split(",")] if rungs else None
-    doc = run_ladder(game, players, games, seed, threads, rungs=names, out=out, progress=not quiet and not as_json)
-    _emit(doc, format_text, write_report, out, "ladder", as_json)
+    with _claim(out, force), _cluster(cluster, scheduler):
+        doc = run_ladder(game, players, games, seed, threads, rungs=names, out=out, progress=not quiet and not as_json)
+        _emit(doc, format_text, write_report, out, "ladder", as_json)
 
 
 @app.command()
@@ -304,14 +366,19 @@ def whatif(
         "--out", "-o", help="Folder for whatif.md, a self-contained whatif.html and the chart of changes.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """The published rules and each variant on the same games: every headline figure, its change,
     a paired 95% interval and p-value, and how much the shared deals sharpened it (docs/whatif.md)."""
     from analysis import whatif as comparison
 
-    document = comparison.whatif(game, variant, players=players, games=games, seed=seed, strategies_spec=strategies,
-                                 threads=threads, progress=not quiet and not as_json, out=out)
-    _emit(document, comparison.format_text, comparison.write, out, "whatif", as_json)
+    with _claim(out, force), _cluster(cluster, scheduler):
+        document = comparison.whatif(game, variant, players=players, games=games, seed=seed,
+                                     strategies_spec=strategies, threads=threads, progress=not quiet and not as_json,
+                                     out=out)
+        _emit(document, comparison.format_text, comparison.write, out, "whatif", as_json)
 
 
 @app.command()
@@ -329,14 +396,18 @@ def sweep(
         "--out", "-o", help="Folder for sweep.md, a self-contained sweep.html and the line charts.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
 ):
     """One variant key swept over a range on the same games: first-player advantage, game length and
     every rule-event rate at each point with 95% intervals, and line charts with interval bands."""
     from analysis import sweep as sweeping
 
-    document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
-                              base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
-    _emit(document, sweeping.format_text, sweeping.write, out, "sweep", as_json)
+    with _claim(out, force), _cluster(cluster, scheduler):
+        document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
+                                  base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
+        _emit(document, sweeping.format_text, sweeping.write, out, "sweep", as_json)
 
 
 def _emit(document: dict, format_text, write, out: Path | None, stem: str, as_json: bool) -> None:
@@ -471,6 +542,7 @@ def traps(
                                      "others').")] = 10_000,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
 ):
     """The Sky City of ALEA: exact trap odds (trap x dice), a heat map, per-trap figures from simulation,
     and each trap card's declaration equilibrium beside the EV player's declaration."""
@@ -481,33 +553,34 @@ def traps(
     from simcore.driver import run_games
     from simcore.game import get_game
 
-    game = get_game("sky-city")
-    overrides = {"traps": str(deck)} if deck is not None else None
-    variant = game.variant(None, overrides)
-    setup = game.setup(players, variant)
-    lineup = game.lineup(strategies, players)
-    with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
-        result = run_games(game, setup, lineup, variant, seed, games, out=Path(scratch) / "run.parquet",
-                           progress=not quiet and not as_json)
-    rows = trap_report.trap_rows(result.meta)
-    found = None
-    if equilibria:
-        from simcore.driver import _progress
+    with _claim(out, force):
+        game = get_game("sky-city")
+        overrides = {"traps": str(deck)} if deck is not None else None
+        variant = game.variant(None, overrides)
+        setup = game.setup(players, variant)
+        lineup = game.lineup(strategies, players)
+        with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
+            result = run_games(game, setup, lineup, variant, seed, games, out=Path(scratch) / "run.parquet",
+                               progress=not quiet and not as_json)
+        rows = trap_report.trap_rows(result.meta)
+        found = None
+        if equilibria:
+            from simcore.driver import _progress
 
-        with _progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria") as step:
-            found = {"rounds": equilibrium_rounds, "check_rounds": solver.CHECK_ROUNDS, "seed": seed,
-                     "traps": solver.equilibria(setup, equilibrium_rounds, solver.CHECK_ROUNDS, seed, step)}
-    if out is not None:
-        trap_report.write(setup, result.meta, out, found)
-    if as_json:
-        typer.echo(json.dumps({"players": players, "deck": result.meta.get("trap_deck"), "traps": list(setup.deck.names),
-                               "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found}, indent=2))
-    else:
-        typer.echo(trap_report.format_text(setup, rows, result.meta))
-        if found is not None:
-            typer.echo(trap_report.format_equilibria(found, players))
+            with _progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria") as step:
+                found = {"rounds": equilibrium_rounds, "check_rounds": solver.CHECK_ROUNDS, "seed": seed,
+                         "traps": solver.equilibria(setup, equilibrium_rounds, solver.CHECK_ROUNDS, seed, step)}
         if out is not None:
-            typer.echo(f"\nreport written: {out / 'traps.html'} and {out / 'traps.md'}")
+            trap_report.write(setup, result.meta, out, found)
+        if as_json:
+            typer.echo(json.dumps({"players": players, "deck": result.meta.get("trap_deck"), "traps": list(setup.deck.names),
+                                   "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found}, indent=2))
+        else:
+            typer.echo(trap_report.format_text(setup, rows, result.meta))
+            if found is not None:
+                typer.echo(trap_report.format_equilibria(found, players))
+            if out is not None:
+                typer.echo(f"\nreport written: {out / 'traps.html'} and {out / 'traps.md'}")
 
 
 @app.command()
@@ -521,6 +594,14 @@ def bench(
         "--search", help="Time a search player instead (e.g. 'search' or 'search:d=64'): its decisions and playouts "
                          "per second on one thread, and games/s of one search among heuristic players.")] = None,
     search_games: Annotated[int, typer.Option("--search-games", help="Games per search timing.")] = 2_000,
+    scale: Annotated[bool, typer.Option(
+        "--scale", help="BIRD & WEATHER at 10^6 and 10^8 games: peak memory of each (flat), and the speed-up from 1 to "
+                        "all threads and from 1 to 2 local Dask workers (minutes; BENCHMARKS.md).")] = False,
+    scale_games: Annotated[str, typer.Option(
+        "--scale-games", help="With --scale: the run sizes whose peak memory is compared, comma-separated.")]
+        = "1000000,100000000",
+    scale_speed_games: Annotated[int, typer.Option(
+        "--scale-speed-games", help="With --scale: games per speed-up timing.")] = 4_000_000,
     as_json: JsonOpt = False,
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
@@ -531,6 +612,18 @@ def bench(
                         ("--search-games", search_games)):
         if value < 1:
             raise _error(f"{name} must be at least 1, not {value}")
+    if scale:
+        from simcore.bench import format_scale_bench, run_scale_bench
+
+        try:
+            sizes = [int(x.replace("_", "")) for x in scale_games.split(",")]
+        except ValueError:
+            raise _error(f"--scale-games must be whole numbers separated by commas, not '{scale_games}'") from None
+        if not sizes or min(sizes) < 1 or max(sizes) > 10**10 or scale_speed_games < 1:
+            raise _error("--scale-games must be 1 to 10^10 games each, --scale-speed-games at least 1")
+        result = run_scale_bench(sizes, scale_speed_games, progress=not as_json)
+        typer.echo(json.dumps(result, indent=2) if as_json else format_scale_bench(result))
+        return
     names = [game] if game else game_names()
     for name in names:
         get_game(name).check_players(players)
@@ -552,13 +645,14 @@ def main() -> None:
     except ImportError:  # older Typer depends on click itself
         from click.exceptions import Abort, UsageError
 
-    from simcore.errors import BalanceError
+    from simcore.errors import BalanceError, RunInterrupted
 
+    RunInterrupted.last = None
     try:
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
             if code == 130:  # Typer turns Ctrl-C / SIGTERM into a returned 130
-                typer.echo("balance: interrupted", err=True)
+                _interrupted()
             sys.exit(code)
     except BalanceError as exc:
         _fail(str(exc))
@@ -566,11 +660,15 @@ def main() -> None:
         _fail(exc.format_message())
     except typer.Exit as exc:
         if exc.exit_code == 130:  # Typer's own translation of Ctrl-C / SIGTERM
-            typer.echo("balance: interrupted", err=True)
+            _interrupted()
         sys.exit(exc.exit_code)
     except (Abort, typer.Abort, KeyboardInterrupt):
-        typer.echo("balance: interrupted", err=True)
+        _interrupted()
         sys.exit(130)
+    except OSError as exc:  # the machine refused (disk full, permissions) somewhere we did not expect it
+        from simcore.outputs import reason
+
+        _fail(f"{exc.filename}: {reason(exc)}" if getattr(exc, "filename", None) else reason(exc))
     except Exception as exc:
         # a user's plug-in that Numba cannot compile is bad input too; anything else is our bug
         numba_errors = sys.modules.get("numba.core.errors")
@@ -589,6 +687,14 @@ def _numba_reason(exc) -> str:
         if text and not text.startswith(("Failed in", "During:", "File ", "<source", "^")) and "[1m" not in text:
             return text
     return type(exc).__name__
+
+
+def _interrupted() -> None:
+    """Ctrl-C or SIGTERM: one line, saying what a run kept (``RunInterrupted``) if it kept anything."""
+    from simcore.errors import RunInterrupted
+
+    kept = RunInterrupted.last
+    typer.echo("balance: interrupted" + (f": {kept}" if kept else ""), err=True)
 
 
 def _fail(message: str) -> None:

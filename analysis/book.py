@@ -89,9 +89,11 @@ def fpa_chart(summaries: list[dict]) -> bytes:
 def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong: bool = False,
                threads: int | None = None, progress: bool = True, only: list[str] | None = None,
                confidence: float = 0.95, skill_games: int = 100_000,
-               search_games: int = 4_000) -> tuple[Path, list[list[str]]]:
+               search_games: int = 4_000, force: bool = False, resume: bool = False) -> tuple[Path, list[list[str]]]:
     """Run every game (or ``only`` these) at every player count, write ``<game>-<N>p/report.html``
-    for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows)."""
+    for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows).
+    The runs are kept in ``runs/``: ``force`` replaces them, ``resume`` keeps the finished ones
+    and finishes an interrupted one (only its missing games are played)."""
     from analysis.page import Heading, Image, Link, Paragraph, Table, write_blocks
     from analysis.report import write_report
     from analysis.skill import skill_profile, tiers_of
@@ -105,7 +107,6 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
     for name in names:
         get_game(name)  # unknown names fail before anything runs
     runs_dir = out_dir / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
     check_output_path(runs_dir / "probe.parquet")
     rows, summaries = [], []
     for name in names:
@@ -115,7 +116,7 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
             lineup = game.lineup(tiers_of(game)[-1] if strong else None, players)
             slug = f"{name}-{players}p"
             result = run_games(game, setup, lineup, game.variant(), seed, games, threads=threads,
-                               out=runs_dir / f"{slug}.parquet", progress=progress)
+                               out=runs_dir / f"{slug}.parquet", progress=progress, force=force, resume=resume)
             frame = pl.scan_parquet(result.path)
             summary = summarize(frame, result.meta, confidence)
             profile = None

@@ -127,7 +127,8 @@ def ev_declaration(setup, trap: int) -> int:
     from simcore.game import get_game
     from simcore.games.sky_city.rules import T_FINAL, T_TRAP, TABLE_WIDTH
 
-    expected_value_declare = get_game("sky-city").strategy_module().expected_value_declare  # via the registry
+    # the players are reached through the registry (analysis never imports strategies/)
+    expected_value_declare = get_game("sky-city").strategy_module().expected_value_declare
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     table[T_TRAP], table[T_FINAL] = trap, 0
     return int(expected_value_declare(0, table, setup.rules, setup.odds))

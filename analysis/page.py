@@ -200,6 +200,10 @@ def write_blocks(blocks: list, document: dict, out_dir: str | Path, stem: str = 
         (staging / MANIFEST).write_text(json.dumps(sorted(files)) + "\n", encoding="utf-8")
         os.chmod(staging, 0o755)  # mkdtemp makes it private; the report is not
         _install(staging, out_dir, list(files))
+    except OSError as exc:  # disk full, permissions: one line, and the folder as it was
+        from simcore.outputs import write_failure
+
+        raise write_failure(out_dir, exc) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out_dir

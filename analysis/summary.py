@@ -30,7 +30,7 @@ from simcore.errors import BalanceError
 
 META_KEY = "balance"
 # metadata keys that can differ between files of one run (shards of the same simulation)
-PER_FILE_KEYS = ("games",)
+PER_FILE_KEYS = ("games", "config")  # config holds the games asked for
 # a share vector counts as "summing to 1" within float32 rounding of a k-way split
 SHARE_SUM_TOLERANCE = 1e-4
 
@@ -100,16 +100,41 @@ def load(path: str | Path) -> tuple[pl.LazyFrame, dict]:
         meta = json.loads(raw)
     except json.JSONDecodeError:
         raise BalanceError(f"{path}: '{META_KEY}' metadata is not valid JSON") from None
+    check_schema(meta, path)
     meta = _check_meta(meta, str(path))
     frame = pl.scan_parquet(path)
     try:
         schema = frame.collect_schema()
+        rows = frame.select(pl.len()).collect().item()
     except pl.exceptions.PolarsError as exc:
-        raise BalanceError(f"{path}: cannot read the file: {exc}".splitlines()[0]) from None
+        raise BalanceError(f"{path}: cannot read the file (damaged or cut short?): {exc}".splitlines()[0]) from None
     missing = [column for column in expected_columns(meta) if column not in schema]
     if missing:
         raise BalanceError(f"{path}: not a complete results file (missing columns: {', '.join(missing)})")
+    if rows == 0:
+        raise BalanceError(f"{path} holds no games (an empty or filtered run): give it a run file as "
+                           "`balance simulate --out` wrote it")
+    games = meta.get("games")
+    if isinstance(games, int) and not isinstance(games, bool) and games != rows:
+        raise BalanceError(f"{path} holds {rows:,} of the {games:,} games its run played (filtered or cut short?): "
+                           "every figure would be wrong; give it the run file as `balance simulate --out` wrote it")
     return frame, meta
+
+
+def check_schema(meta, path) -> None:
+    """Refuse a run file of another layout (``simcore.version.SCHEMA_VERSION``) with what to do."""
+    from simcore.version import SCHEMA_VERSION, __version__
+
+    schema = meta.get("schema") if isinstance(meta, dict) else None
+    if schema == SCHEMA_VERSION:
+        return
+    made = f" (balance {meta['version']})" if isinstance(meta, dict) and isinstance(meta.get("version"), str) else ""
+    if schema is None:
+        raise BalanceError(f"{path} was written by an older balance{made}, before run files carried a schema "
+                           f"version: simulate it again with this one ({__version__}), e.g. the same "
+                           "`balance simulate` command with --force")
+    raise BalanceError(f"{path} has run-file schema {schema!r}{made}; this balance ({__version__}) reads schema "
+                       f"{SCHEMA_VERSION}: simulate it again with this version, or read it with the one that wrote it")
 
 
 @dataclass
@@ -479,7 +504,10 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
                event_rates(frame, meta, confidence)]
     if players > 1:
         queries.append(seat_balance(frame, players))
-    row, shares, scores, advantage, event_rows, *balance = pl.collect_all(queries, engine="streaming")
+    try:
+        row, shares, scores, advantage, event_rows, *balance = pl.collect_all(queries, engine="streaming")
+    except pl.exceptions.PolarsError as exc:
+        raise BalanceError(f"cannot read the results (a damaged file?): {exc}".splitlines()[0]) from None
     row = row.row(0, named=True)
     games = int(row["games"])
     if games == 0:

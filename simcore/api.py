@@ -12,12 +12,15 @@ from simcore.game import get_game
 
 def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strategies=None,
         variant: str | Path | dict | None = None, plugins=(), threads: int | None = None,
-        chunk_size: int = DEFAULT_CHUNK, out: str | Path | None = None, **options) -> RunResult:
+        chunk_size: int = DEFAULT_CHUNK, out: str | Path | None = None, force: bool = False, resume: bool = False,
+        **options) -> RunResult:
     """Simulate ``games`` games: ``.frame`` holds one row per game (the rows ``balance simulate
     --out`` writes), ``.meta`` the run's metadata (seed, strategies, variant, events ...), the
     dictionary ``analysis.summarize`` and the other analysis functions take.  ``variant`` is a
     TOML path or a dict of variant settings; ``options`` are more variant settings, such as
-    ``deals=3``."""
+    ``deals=3``.  An ``out`` that exists is refused unless ``force=True`` (replace it) or
+    ``resume=True`` (finish an interrupted run).  Inside ``simcore.cluster.connect("local:2")``
+    (or ``connect(scheduler="tcp://...")``) the games are played on that Dask cluster."""
     g = get_game(game)
     if isinstance(variant, dict):
         v = g.variant(overrides={**variant, **options})
@@ -26,7 +29,7 @@ def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strate
     setup = g.setup(players, v)
     lineup = g.lineup(strategies, players, plugins)
     return run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=out,
-                     progress=False, keep_frame=True)
+                     progress=False, keep_frame=True, force=force, resume=resume)
 
 
 def simulate(*args, **kwargs) -> pl.DataFrame:

@@ -166,3 +166,121 @@ def format_bench(results: list[dict]) -> str:
             f"  ({r['games']:,} compiled games per timing, best of the repeats; compile/cache load {r['warmup_seconds']} s)",
         ]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# scale: flat memory, and the speed-up from threads and from Dask workers (balance bench --scale)
+# --------------------------------------------------------------------------------------------
+
+SCALE_GAME = "bird-weather"
+SCALE_GAMES = (1_000_000, 100_000_000)
+SCALE_SPEED_GAMES = 4_000_000
+
+
+def _scale_child(name: str, players: int, games: int, out: str) -> None:
+    """A run to a file in a process of its own; prints its play time and its peak resident
+    memory (the kernel's high-water mark of this process: rows, Polars' sink, everything)."""
+    import json
+    import resource
+    import sys
+
+    from simcore.driver import run_games
+
+    game = get_game(name)
+    variant = game.variant()
+    result = run_games(game, game.setup(players, variant), game.lineup("random", players), variant, 1, games,
+                       out=out, progress=False, keep_frame=False, force=True)
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
+    json.dump({"seconds": result.meta["seconds"], "peak_mb": round(peak_kb / 1024, 1)}, sys.stdout)
+
+
+def _memory_run(name: str, players: int, games: int, folder) -> dict:
+    """Peak resident memory and times of one ``games``-game run to a Parquet file, in a fresh process."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = Path(folder) / f"scale-{games}.parquet"
+    code = f"from simcore.bench import _scale_child; _scale_child({name!r}, {players}, {games}, {str(out)!r})"
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"the scale run of {games:,} games failed: {done.stderr[-500:]}")
+    child = json.loads(done.stdout)
+    size = out.stat().st_size
+    out.unlink()
+    return {"games": games, "wall_seconds": round(wall, 1), "play_seconds": child["seconds"],
+            "peak_mb": child["peak_mb"], "file_mb": round(size / 1e6, 1)}
+
+
+def _play_seconds(game, setup, lineup, variant, games: int, threads: int, folder, executor=None) -> float:
+    """Seconds of the play loop (chunks played and written as parts) for a run to a file."""
+    from pathlib import Path
+
+    from simcore.driver import run_games
+
+    out = Path(folder) / "speed.parquet"
+    result = run_games(game, setup, lineup, variant, 7, games, threads=threads, out=out, progress=False,
+                       keep_frame=False, force=True, executor=executor)
+    out.unlink()
+    return result.meta["seconds"]
+
+
+def run_scale_bench(sizes=SCALE_GAMES, speed_games: int = SCALE_SPEED_GAMES, players: int = 4,
+                    name: str = SCALE_GAME, progress: bool = True) -> dict:
+    """``balance bench --scale``: peak memory of runs of each size in ``sizes`` (flat: the
+    largest within 1.2x of the smallest), and the speed-up of ``speed_games`` games from 1 to
+    all threads and from 1 to 2 local Dask workers (one thread each)."""
+    import os
+    import tempfile
+
+    from simcore.cluster import LocalExecutor, open_executor
+
+    say = (lambda text: print(text, file=__import__("sys").stderr)) if progress else (lambda text: None)
+    game = get_game(name)
+    variant = game.variant()
+    setup = game.setup(players, variant)
+    lineup = game.lineup("random", players)
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    with tempfile.TemporaryDirectory(prefix="balance-scale-", dir=os.environ.get("BALANCE_SCALE_DIR")) as folder:
+        memory = []
+        for games in sizes:
+            say(f"bench --scale: {games:,} games of {name} to a file, peak memory ...")
+            memory.append(_memory_run(name, players, games, folder))
+        game.run_chunk(setup, lineup, 0, 0, 64)  # compile or load before timing
+        say(f"bench --scale: {speed_games:,} games on 1 thread and on {all_threads} ...")
+        one = _play_seconds(game, setup, lineup, variant, speed_games, 1, folder, LocalExecutor())
+        many = _play_seconds(game, setup, lineup, variant, speed_games, all_threads, folder, LocalExecutor())
+        workers = {}
+        for n in (1, 2):
+            say(f"bench --scale: {speed_games:,} games on {n} local Dask worker(s), 1 thread each ...")
+            with open_executor(f"local:{n}") as executor:
+                _play_seconds(game, setup, lineup, variant, 2 * 4096, 1, folder, executor)  # workers load the kernel
+                workers[n] = _play_seconds(game, setup, lineup, variant, speed_games, 1, folder, executor)
+    set_threads(None)
+    peaks = [m["peak_mb"] for m in memory]
+    return {"game": name, "players": players, "memory": memory,
+            "peak_ratio": round(max(peaks) / min(peaks), 3),
+            "speed_games": speed_games, "threads": all_threads,
+            "seconds_1_thread": round(one, 2), "seconds_all_threads": round(many, 2),
+            "thread_speedup": round(one / many, 2),
+            "seconds_1_worker": round(workers[1], 2), "seconds_2_workers": round(workers[2], 2),
+            "worker_speedup": round(workers[1] / workers[2], 2),
+            "load_average": list(os.getloadavg()), "machine": machine()}
+
+
+def format_scale_bench(r: dict) -> str:
+    m = r["machine"]
+    lines = [f"{r['game']}, {r['players']} players, random play  ({m['cpu']}, {m['cores']} cores; load average "
+             + " ".join(f"{x:.1f}" for x in r["load_average"]) + ")"]
+    for row in r["memory"]:
+        lines.append(f"  {row['games']:>13,} games to Parquet: peak memory {row['peak_mb']:>8,.0f} MB, "
+                     f"{row['play_seconds']:,.1f} s playing, {row['wall_seconds']:,.1f} s in all, file {row['file_mb']:,.0f} MB")
+    lines += [f"  peak memory, largest / smallest run: {r['peak_ratio']:.2f}x",
+              f"  {r['speed_games']:,} games: 1 thread {r['seconds_1_thread']} s, {r['threads']} threads "
+              f"{r['seconds_all_threads']} s: speed-up {r['thread_speedup']}x",
+              f"  {r['speed_games']:,} games: 1 local Dask worker {r['seconds_1_worker']} s, 2 workers "
+              f"{r['seconds_2_workers']} s (1 thread each): speed-up {r['worker_speedup']}x"]
+    return "\n".join(lines)

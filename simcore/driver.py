@@ -1,31 +1,47 @@
-"""Chunked parallel runs: games in chunks, each chunk in parallel, rows streamed to Parquet.
+"""The one play loop: games in chunks, chunks in parallel (threads, or the workers of a Dask
+cluster), rows streamed to Parquet part files, one streaming sink, one atomic rename.
 
-Memory does not grow with the number of games: a chunk's rows go to a part
-file as soon as they exist, and the parts are streamed into the final file at
-the end (Polars' streaming sink), which then replaces the target in one rename.
-Nothing is left behind on failure or Ctrl-C: the parts and the unfinished file
-live in a temporary folder beside the target that is always removed.
+Memory does not grow with the number of games: a chunk's rows go to a part file as soon as
+they exist, and the parts are streamed into the final file at the end (Polars' streaming
+sink), which then replaces the target in one rename: the file appears complete or not at all.
+
+The parts live in a folder beside the target named after it, ``.<name>.parts/``, with a
+manifest of the run's configuration.  Each part is renamed into place only when complete, so
+the part files present are a durable record of the chunks done: after Ctrl-C, SIGTERM or even
+SIGKILL, ``--resume`` checks the manifest against the command (another configuration is
+refused) and plays only the missing ranges.  Game ``i``'s randomness depends only on ``(seed,
+i)``, so the finished file has the same rows as an uninterrupted run.  A new run (no
+``--resume``) removes any parts it finds; a finished run removes its own.  While a run writes
+a target it holds the target's lock (``simcore.outputs``).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import signal
-import tempfile
+import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
-from simcore.version import __version__
-from simcore.errors import BalanceError
+from simcore.cache import FINGERPRINT
+from simcore.cluster import LocalExecutor, current_executor
+from simcore.errors import BalanceError, RunInterrupted
 from simcore.game import MAX_SEED, check_seed
 from simcore.intervals import wilson_interval
+from simcore.outputs import claim_output, make_parents, write_failure
+from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
+META_KEY = "balance"  # the run's metadata in the final file
+PART_KEY = "balance_part"  # a part's own figures (win sums, run-level tallies) in its file
 
 
 @dataclass
@@ -50,29 +66,62 @@ def set_threads(threads: int | None) -> int:
 
 
 def check_output_path(out: Path) -> None:
-    """Refuse an output path we could not write, before any simulation time is spent."""
-    parent = out.parent if str(out.parent) else Path(".")
-    if out.exists() and not out.is_file() and not out.is_dir():
-        raise BalanceError(f"output path {out} exists and is not a regular file")
+    """Refuse an output path we could not write, before any simulation time is spent (its
+    parent folders are made)."""
+    out = Path(out)
     if out.is_dir():
         raise BalanceError(f"output path {out} is a directory")
-    if not parent.exists():
-        raise BalanceError(f"output folder {parent} does not exist")
-    if not parent.is_dir():
-        raise BalanceError(f"output folder {parent} is not a folder")
-    if not os.access(parent, os.W_OK):
-        raise BalanceError(f"cannot write to output folder {parent}")
-    try:  # the staging folder goes beside the target: prove we can make one
-        tempfile.TemporaryDirectory(prefix=f".{out.name}.", dir=parent).cleanup()
-    except OSError as exc:
-        raise BalanceError(f"cannot write to output folder {parent}: {exc.strerror}") from None
+    if out.exists() and not out.is_file():
+        raise BalanceError(f"output path {out} exists and is not a regular file")
+    make_parents(out)
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise BalanceError(f"cannot write to output folder {out.parent}: permission denied")
 
 
-def run_metadata(game, setup, lineup, variant, seed: int, games: int) -> dict:
+# --------------------------------------------------------------------------------------------
+# what a run file says about what made it
+# --------------------------------------------------------------------------------------------
+
+def file_digest(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def setup_digest(setup) -> str:
+    """A hash of the rules in force: every array and plain value of the game's setup (the
+    variant's settings, a trap deck's conditions, the deck ...)."""
+    digest = hashlib.sha256()
+    for name, value in sorted(vars(setup).items()):
+        if isinstance(value, np.ndarray):
+            digest.update(f"{name}:{value.dtype}:{value.shape}:".encode())
+            digest.update(np.ascontiguousarray(value).tobytes())
+        elif value is None or isinstance(value, (bool, int, float, str, tuple, list)):
+            digest.update(f"{name}={value!r};".encode())
+    return digest.hexdigest()[:16]
+
+
+CONFIG_ORDER = ("game", "players", "seed", "games", "precision", "strategies", "plugins", "variant", "rules",
+                "engine", "version", "schema")  # the order a refused --resume names a difference in
+
+
+def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None) -> dict:
+    """Everything that decides a run's rows: a resumed run must match it exactly."""
+    return {"schema": SCHEMA_VERSION, "version": __version__, "engine": FINGERPRINT, "game": game.name,
+            "players": setup.players, "seed": seed, "games": games, "precision": precision,
+            "strategies": list(lineup.names), "variant": variant.to_dict(), "rules": setup_digest(setup),
+            "plugins": [{"file": Path(p).name, "sha256": file_digest(p)} for p in lineup.plugins]}
+
+
+def run_metadata(game, setup, lineup, variant, seed: int, games: int, config: dict | None = None) -> dict:
+    config = config or run_config(game, setup, lineup, variant, seed, games)
     return {
+        "schema": SCHEMA_VERSION,
         "game": game.name, "title": game.title, "players": setup.players, "seed": seed, "games": games,
         "strategies": list(lineup.names), "plugins": list(lineup.plugins), "variant": variant.to_dict(),
         "assumed": list(game.assumed), "version": __version__,
+        # the engine's and plug-ins' sources and the rules in force, hashed: what made these figures
+        "engine_hash": FINGERPRINT, "rules_hash": config["rules"],
+        "plugin_hashes": {Path(p).name: file_digest(p) for p in lineup.plugins},
+        "config": config,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **game.metadata(setup),
     }
@@ -97,15 +146,157 @@ def widest_half_width(wins: list[float], games: int) -> float:
     return max((high - low) / 2 for low, high in (wilson_interval(w, games) for w in wins))
 
 
+# --------------------------------------------------------------------------------------------
+# the part folder: the chunks done so far, and what run they belong to
+# --------------------------------------------------------------------------------------------
+
+PART_NAME = re.compile(r"part-(\d{20})-(\d{20})\.parquet")
+
+
+def parts_folder(out: Path) -> Path:
+    return out.parent / f".{out.name}.parts"
+
+
+class Parts:
+    """``.<name>.parts/``: ``manifest.json`` (the run's configuration) and one Parquet file per
+    finished chunk, ``part-<start>-<games>.parquet``, each renamed into place when complete and
+    carrying its win sums and run-level tallies (``PART_KEY``)."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.folder = parts_folder(out)
+        self.done: dict[int, tuple[int, dict]] = {}  # start -> (games, the part's figures)
+        self.mine = False  # made (or taken over) by this run: it may remove it
+
+    def open(self, config: dict, resume: bool) -> None:
+        """Start the folder afresh, or (``resume``) take the chunks it holds if its manifest
+        matches ``config``."""
+        if self.folder.exists() and not resume:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder.exists():
+            self._reuse(config)
+            self.mine = True
+            return
+        self.mine = True
+        try:
+            self.folder.mkdir()
+            staged = self.folder / ".manifest.tmp"
+            staged.write_text(json.dumps({"config": config}, indent=1) + "\n", encoding="utf-8")
+            os.replace(staged, self.folder / "manifest.json")
+        except OSError as exc:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise write_failure(self.out, exc) from None
+
+    def _reuse(self, config: dict) -> None:
+        try:
+            old = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))["config"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise BalanceError(f"{self.folder} holds no readable manifest: run with --force to start over") from None
+        if old != config:
+            keys = [k for k in CONFIG_ORDER if k in config] + sorted(set(old) | set(config) - set(CONFIG_ORDER))
+            key = next(k for k in keys if old.get(k) != config.get(k))
+            raise BalanceError(f"--resume: the unfinished run of {self.out} has {key} {_short(old.get(key))}, this "
+                               f"command {_short(config.get(key))}; give the same command, or --force to start over")
+        for path in self.folder.iterdir():
+            match = PART_NAME.fullmatch(path.name)
+            if match is None:
+                if path.name != "manifest.json":
+                    path.unlink(missing_ok=True)  # an unfinished write
+                continue
+            try:
+                figures = json.loads(pl.read_parquet_metadata(path)[PART_KEY])
+            except (OSError, KeyError, ValueError, pl.exceptions.PolarsError):
+                path.unlink(missing_ok=True)  # unreadable: played again
+                continue
+            self.done[int(match.group(1))] = (int(match.group(2)), figures)
+
+    def games(self) -> int:
+        return sum(n for n, _ in self.done.values())
+
+    def path(self, start: int, n: int) -> Path:
+        return self.folder / f"part-{start:020d}-{n:020d}.parquet"
+
+    def write(self, start: int, n: int, frame: pl.DataFrame, figures: dict) -> None:
+        staged = self.folder / f".part-{start:020d}.tmp"
+        try:
+            # fast; the final file is zstd
+            frame.write_parquet(staged, compression="lz4", statistics=False,
+                                metadata={PART_KEY: json.dumps(figures)})
+            os.replace(staged, self.path(start, n))
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            staged.unlink(missing_ok=True)
+            raise write_failure(self.out, exc, self.kept()) from None
+        self.done[start] = (n, figures)
+
+    def kept(self) -> str:
+        games = self.games()
+        return (f"{games:,} finished games kept in {self.folder}: run the same command with --resume to finish"
+                if games else "")
+
+    def missing(self, low: int, high: int, chunk: int) -> list[tuple[int, int]]:
+        """The chunks of games low..high-1 not done yet, at most ``chunk`` games each."""
+        ranges, at = [], low
+        for start in sorted(self.done):
+            n = self.done[start][0]
+            if start + n <= at or start >= high:
+                continue
+            ranges += _split(at, min(start, high), chunk)
+            at = max(at, start + n)
+        return ranges + _split(at, high, chunk)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _split(low: int, high: int, chunk: int) -> list[tuple[int, int]]:
+    return [(s, min(chunk, high - s)) for s in range(low, high, chunk)]
+
+
+def _short(value) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _sum_tallies(tallies: list[dict]) -> dict | None:
+    tallies = [t for t in tallies if t]
+    if not tallies:
+        return None
+    return {key: np.sum([np.asarray(t[key], dtype=np.int64) for t in tallies], axis=0).tolist()
+            for key in tallies[0]}
+
+
+def existing_result(out: Path, config: dict) -> dict | None:
+    """The metadata of a finished ``out`` made by the same configuration (``--resume`` on a
+    finished run: nothing to do), None if there is none; another run's file is refused."""
+    if not out.is_file():
+        return None
+    try:
+        meta = json.loads(pl.read_parquet_metadata(out)[META_KEY])
+    except (OSError, KeyError, ValueError, pl.exceptions.PolarsError):
+        meta = None
+    if not isinstance(meta, dict) or meta.get("config") != config:
+        raise BalanceError(f"--resume: {out} is finished and holds another run (or not a run of this version); "
+                           "add --force instead to replace it")
+    return meta
+
+
+# --------------------------------------------------------------------------------------------
+# the play loop
+# --------------------------------------------------------------------------------------------
+
 def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size: int = DEFAULT_CHUNK,
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
-              keep_frame: bool | None = None, precision: float | None = None) -> RunResult:
+              keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
+              resume: bool = False, executor=None) -> RunResult:
     """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
     stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval
     of win share has a half-width of at most ``precision``; ``meta["precision"]`` says how it
-    went."""
+    went.  An ``out`` that exists is refused unless ``force`` (replace it) or ``resume``
+    (finish an interrupted run of the same configuration: only the missing games are played).
+    ``executor`` plays the chunks (default: the cluster of the enclosing
+    ``simcore.cluster.connect``, else this process)."""
     if precision is not None and not 0 < precision < 0.5:
         raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
@@ -115,63 +306,119 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     check_seed(seed)
     if games - 1 > MAX_SEED:
         raise BalanceError(f"--games must be at most 2**63, not {games}")
-    set_threads(threads)
+    executor = executor or current_executor() or LocalExecutor()
+    if isinstance(executor, LocalExecutor):
+        set_threads(threads)
+    elif threads is not None and threads < 1:
+        raise BalanceError(f"--threads must be at least 1, not {threads}")
+    if resume and out is None:
+        raise BalanceError("--resume needs --out: the unfinished run is found beside its output file")
     # a link is written through (the file it points to is replaced, not the link)
     out = Path(os.path.realpath(out)) if out is not None else None
-    if out is not None:
-        check_output_path(out)
     keep_frame = out is None if keep_frame is None else keep_frame
-    meta = run_metadata(game, setup, lineup, variant, seed, games)
+    game.check_lineup(setup, lineup)
+    config = run_config(game, setup, lineup, variant, seed, games, precision)
+    meta = run_metadata(game, setup, lineup, variant, seed, games, config)
 
-    game.start_run(setup)
-    game.run_chunk(setup, lineup, seed, 0, 0)  # compile or load from cache now, so the clock sees only games
-    tmpdir = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)) if out is not None else None
-    frames = []
-    started = time.perf_counter()
+    lock = claim_output(out, force=force, resume=resume) if out is not None else None
     previous = _terminate_as_interrupt()
+    parts = None
     try:
-        stops = precision_checkpoints(games) if precision is not None else [games]
-        wins = [0.0] * setup.players
-        done = 0
-        with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
-            for stop in stops:
-                while done < stop:  # chunks never cross a checkpoint
-                    n = min(chunk_size, stop - done)
-                    frame = pl.DataFrame(game.run_chunk(setup, lineup, seed, done, n))
-                    if tmpdir is not None:
-                        # fast; the final file is zstd
-                        frame.write_parquet(tmpdir / f"part-{done:019d}.parquet", compression="lz4",
-                                            statistics=False)
-                    if keep_frame:
-                        frames.append(frame)
-                    if precision is not None:
-                        wins = [w + float(frame[f"share_{s}"].sum()) for s, w in enumerate(wins)]
-                    done += n
-                    advance(n)
-                if precision is not None and widest_half_width(wins, done) <= precision:
-                    break
-        if precision is not None:
-            widest = widest_half_width(wins, done)
-            meta["games"] = done
-            meta["precision"] = {"target": precision, "reached": widest <= precision, "widest_half_width": widest,
-                                 "cap": games}
-        seconds = time.perf_counter() - started
-        meta["seconds"] = round(seconds, 3)
-        meta.update(game.finish_run(setup))
-        result = RunResult(meta=meta, seconds=seconds)
-        if keep_frame:
-            result.frame = pl.concat(frames) if len(frames) > 1 else frames[0]
-        if tmpdir is not None:
-            staged = tmpdir / "result.parquet"
-            pl.scan_parquet(tmpdir / "part-*.parquet").sink_parquet(staged, metadata={"balance": json.dumps(meta)})
-            os.replace(staged, out)
-            result.path = out
+        if resume and not parts_folder(out).exists():  # an unfinished run wins over an older finished file
+            finished = existing_result(out, config)
+            if finished is not None:  # nothing is missing
+                return RunResult(meta=finished, seconds=0.0, path=out,
+                                 frame=pl.read_parquet(out) if keep_frame else None, extra={"played": 0})
+        if out is not None:
+            parts = Parts(out)
+            parts.open(config, resume)
+        if isinstance(executor, LocalExecutor):
+            game.run_chunk(setup, lineup, seed, 0, 0)  # compile or load from cache now, so the clock sees only games
+            game.take_tallies()
+        result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision,
+                       executor, parts, meta)
+        if parts is not None:
+            _finish(parts, out, result)
+            if keep_frame:
+                result.frame = pl.read_parquet(out)
         return result
+    except KeyboardInterrupt:
+        if parts is not None and parts.games():
+            raise RunInterrupted(parts.kept()) from None
+        raise
     finally:
-        if tmpdir is not None:
-            shutil.rmtree(tmpdir, ignore_errors=True)
+        if parts is not None and parts.mine and parts.folder.exists() and not parts.done:
+            parts.remove()  # nothing worth keeping
+        if lock is not None:
+            lock.release()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision, executor, parts,
+          meta) -> RunResult:
+    stops = precision_checkpoints(games) if precision is not None else [games]
+    figures: dict[int, tuple[int, dict]] = dict(parts.done) if parts is not None else {}
+    frames: dict[int, pl.DataFrame] = {}
+    started = time.perf_counter()
+    done = played = 0
+    with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
+        advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
+        for stop in stops:
+            # chunks never cross a checkpoint
+            todo = parts.missing(done, stop, chunk_size) if parts is not None else _split(done, stop, chunk_size)
+            for start, n, columns, tallies in executor.play(game, setup, lineup, seed, todo, threads):
+                frame = pl.DataFrame(columns)
+                # exact: every share is a float32 k-way split, summed in float64
+                wins = [float(frame[f"share_{s}"].to_numpy().astype(np.float64).sum()) for s in range(setup.players)]
+                info = {"wins": wins, "tallies": tallies}
+                if parts is not None:
+                    parts.write(start, n, frame, info)
+                figures[start] = (n, info)
+                if keep_frame and parts is None:
+                    frames[start] = frame
+                played += n
+                advance(n)
+            done = stop
+            if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
+                break
+    seconds = time.perf_counter() - started
+    included = sorted(s for s in figures if s < done)
+    if precision is not None:
+        widest = widest_half_width(_wins(figures, done, setup.players), done)
+        meta["games"] = done
+        meta["precision"] = {"target": precision, "reached": widest <= precision, "widest_half_width": widest,
+                             "cap": games}
+    meta["seconds"] = round(seconds, 3)
+    meta.update(game.finish_run(setup, _sum_tallies([figures[s][1]["tallies"] for s in included])))
+    # games played by this call (fewer than the run's when it finished an interrupted one)
+    result = RunResult(meta=meta, seconds=seconds, extra={"included": included, "played": played})
+    if frames:
+        ordered = [frames[s] for s in included]
+        result.frame = pl.concat(ordered) if len(ordered) > 1 else ordered[0]
+    return result
+
+
+def _wins(figures: dict, stop: int, players: int) -> list[float]:
+    wins = [0.0] * players
+    for start, (n, info) in figures.items():
+        if start < stop:
+            wins = [w + x for w, x in zip(wins, info["wins"])]
+    return wins
+
+
+def _finish(parts: Parts, out: Path, result: RunResult) -> None:
+    """Stream the parts into one file with the run's metadata and rename it into place."""
+    files = [parts.path(s, parts.done[s][0]) for s in result.extra.pop("included")]
+    staged = parts.folder / "result.parquet.tmp"
+    try:
+        pl.scan_parquet(files).sink_parquet(staged, metadata={META_KEY: json.dumps(result.meta)})
+        os.replace(staged, out)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        staged.unlink(missing_ok=True)
+        raise write_failure(out, exc, parts.kept()) from None
+    parts.remove()
+    result.path = out
 
 
 def _terminate_as_interrupt():

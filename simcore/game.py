@@ -244,9 +244,17 @@ class Game:
         return Lineup(tuple(names), np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64), params, kernels,
                       tuple(p.path for p in plugins))
 
+    def check_lineup(self, setup, lineup: Lineup) -> None:
+        """Refuse a strategy parameter the rules in force make meaningless (a game whose
+        parameters depend on its variant checks them here; the driver asks before any game)."""
+
     # --- runs ------------------------------------------------------------------
-    def start_run(self, setup) -> None:
-        """Called before the first chunk of a run (games with run-level tallies reset them)."""
+    def take_tallies(self) -> dict | None:
+        """Run-level tallies of the chunk just played (lists of whole numbers by name), which
+        the driver keeps with the chunk's rows and sums over the run (``finish_run``); None
+        for a game without any.  The tallies of chunks played anywhere, in any order, add up to
+        the same totals."""
+        return None
 
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
         """Games start..start+n-1 of run ``seed`` as Parquet columns: ``game``, then the record's
@@ -283,8 +291,9 @@ class Game:
         the order the Parquet file has them: score_s, share_s, the events, the game's own."""
         raise NotImplementedError
 
-    def finish_run(self, setup) -> dict:
-        """Run-level figures added to the metadata after the last chunk."""
+    def finish_run(self, setup, tallies: dict | None = None) -> dict:
+        """Run-level figures added to the metadata after the last chunk, from the summed
+        ``take_tallies`` of every chunk."""
         return {}
 
     def metadata(self, setup) -> dict:
@@ -416,6 +425,7 @@ class Game:
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         """Game ``index`` of run ``seed``, logged exactly as the run played it."""
+        self.check_lineup(setup, lineup)
         log = self.kernel_logs(setup, lineup, seed, [index])[0]
         log.update(seed=seed, index=index, strategies=list(lineup.names))
         return log

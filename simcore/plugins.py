@@ -52,7 +52,9 @@ def load_plugin(path: str | Path) -> Plugin:
     path = Path(path)
     if not path.is_file():
         raise BalanceError(f"plug-in file not found: {path}")
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
+    # named by its contents, not its place: a Dask worker loads the same source from another path,
+    # and the compiled code Numba caches refers to the plug-in's module by this name
+    digest = hashlib.sha1(path.read_bytes()).hexdigest()[:10]
     name = f"balance_plugin_{path.stem}_{digest}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -10,13 +10,15 @@ from simcore.errors import BalanceError
 def load_scenario(path: str | Path) -> dict:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is not an error
     except FileNotFoundError:
         raise BalanceError(f"scenario file not found: {path}") from None
     except json.JSONDecodeError as exc:
         raise BalanceError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BalanceError(f"cannot read scenario {path}: {exc}") from None
+    except (RecursionError, ValueError):  # nested too deeply; a number too long to convert
+        raise BalanceError(f"{path}: not valid JSON (nested too deeply or a number too long)") from None
     if not isinstance(data, dict):
         raise BalanceError(f"{path}: a scenario is a JSON object")
     if not isinstance(data.get("game"), str):

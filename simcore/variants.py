@@ -46,6 +46,29 @@ def _type_ok(value, kind) -> bool:
     return isinstance(value, kinds)
 
 
+LIMIT = 2**31 - 1  # every game's own checks come after this one: no number can overflow its arrays
+MAX_ITEMS = 1000
+
+
+def _sized(value) -> bool:
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return -LIMIT <= value <= LIMIT
+    if isinstance(value, float):
+        return value == value and abs(value) <= LIMIT
+    if isinstance(value, list):
+        return len(value) <= MAX_ITEMS and all(_sized(v) for v in value)
+    if isinstance(value, dict):
+        return len(value) <= MAX_ITEMS and all(_sized(v) for v in value.values())
+    return not isinstance(value, str) or len(value) <= 10_000
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def check_settings(game: str, settings: dict, keys: dict, where: str) -> dict:
     """Refuse unknown keys and wrong types; return the game settings (no common keys)."""
     out = {}
@@ -58,7 +81,10 @@ def check_settings(game: str, settings: dict, keys: dict, where: str) -> dict:
         kind = keys[key][0]
         if not _type_ok(value, kind):
             names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-            raise BalanceError(f"{where}: '{key}' must be {names}, not {type(value).__name__} {value!r}")
+            raise BalanceError(f"{where}: '{key}' must be {names}, not {type(value).__name__} {_short(value)}")
+        if not _sized(value):
+            raise BalanceError(f"{where}: '{key}' holds a number beyond ±{LIMIT:,} (or a list of more than "
+                               f"{MAX_ITEMS} items): no rule of any game needs one")
         out[key] = value
     return out
 
@@ -79,15 +105,17 @@ def read_toml(path: str | Path, what: str, text: str | None = None) -> dict:
     """A TOML file (or its already-read ``text``) as a dict; any problem is one line naming it."""
     if text is None:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is not an error
         except FileNotFoundError:
             raise BalanceError(f"{what} not found: {path}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise BalanceError(f"cannot read {what} {path}: {exc}") from None
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise BalanceError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise BalanceError(f"{path}: not valid TOML: nested too deeply") from None
 
 
 def load_variant(game: str, path: str | Path | None, keys: dict) -> Variant:

@@ -18,6 +18,8 @@ Random numbers: a decision draws ONE number from its seat's PLAY stream and runs
 playout on a local SplitMix64 state seeded from it.  The stream a seat receives is its own, so
 a search never moves another seat's draws, and the result is the same for any thread count.
 """
+import math
+
 import numpy as np
 
 from simcore.bits import bit, kth_set_bit, lowest_index, popcount
@@ -62,7 +64,9 @@ def search_params(argument: str | None, defaults: tuple) -> tuple:
         try:
             number = float(value)
         except ValueError:
-            raise BalanceError(f"search {key}= must be a number ({what}), not '{value}'") from None
+            number = math.nan
+        if not math.isfinite(number):
+            raise BalanceError(f"search {key}= must be a number ({what}), not '{value}'")
         if key == "margin":
             if not 0.0 <= number <= MAX_MARGIN:
                 raise BalanceError(f"search margin= must be {what}, not {value}")

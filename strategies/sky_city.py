@@ -4,7 +4,7 @@
 
 Built-ins (``odds[t, n]`` is the exact chance that trap t fires on n fresh dice):
     random          uniform over 0..dice
-    fixed:K         always K (clamped to 0..dice)
+    fixed:K         always K (0..dice; a K above the variant's dice is refused, Game.check_lineup)
     cautious[:P]    the largest declaration whose trigger odds at the expected number of dice
                     on the table when it rolls stay under P (default 0.25)
     expected-value  the declaration with the best expected points given the exact odds and a
@@ -12,7 +12,10 @@ Built-ins (``odds[t, n]`` is the exact chance that trap t fires on n fresh dice)
                     when behind, it declares enough to overtake the leader if that is possible
 """
 
-from simcore.games.sky_city.rules import R_DICE, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL, T_SCORE, T_TRAP
+import math
+
+from simcore.errors import BalanceError
+from simcore.games.sky_city.rules import MAX_DICE_PER_PLAYER, R_DICE, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL, T_SCORE, T_TRAP
 from simcore.jit import kernel
 from simcore.rng import PLAY, below
 
@@ -139,10 +142,29 @@ def choose_declare(strategy, params, seat, table, rules, odds, streams):
     return plugin_declare(strategy - PLUGIN_BASE, params, seat, table, rules, odds, streams)
 
 
+# the parameter's range: fixed:K declares K of the dice a player has (at most 5; the variant in
+# force may give fewer, Game.check_lineup), cautious:P is a probability
+RANGES = {"fixed": (0, MAX_DICE_PER_PLAYER, "K, the dice declared every round, a whole number"),
+          "cautious": (0.0, 1.0, "P, the largest acceptable chance that the trap fires, a number")}
+
+
 def default_params(name: str, argument: str | None = None) -> tuple:
-    """Parameter row of a built-in; ``fixed:3`` and ``cautious:0.1`` carry their parameter."""
+    """Parameter row of a built-in; ``fixed:3`` and ``cautious:0.1`` carry their parameter, which
+    must lie in its range (refused with the range, never clamped)."""
     row = [0.0] * N_PARAMS
     if name in PARAMETER:
         slot, default, _ = PARAMETER[name]
-        row[slot] = default if argument is None else float(argument)
+        row[slot] = default if argument is None else parameter_value(name, argument)
     return tuple(row)
+
+
+def parameter_value(name: str, argument: str) -> float:
+    low, high, what = RANGES[name]
+    try:
+        value = float(argument)
+    except ValueError:
+        value = math.nan
+    whole = name == "fixed"
+    if not (math.isfinite(value) and low <= value <= high and (not whole or value == int(value))):
+        raise BalanceError(f"strategy '{name}:{argument}': {what} from {low} to {high}")
+    return value

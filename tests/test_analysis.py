@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from analysis import charts, report, stats, summary
 from simcore.errors import BalanceError
+from simcore.version import SCHEMA_VERSION
 
 Z95 = 1.959963984540054  # published z_{0.975}
 
@@ -142,6 +143,7 @@ SCORES = [(10, 5, 5), (3, 8, 8), (7, 7, 7), (0, 2, 9)]
 SHARES = [(1, 0, 0), (0, 0.5, 0.5), (THIRD, THIRD, THIRD), (0, 0, 1)]
 EVENTS = {"flips": [2, 0, 1, 0], "bonuses": [0, 0, 1, 0], "storms": [1, 1, 1, 1]}
 META = {
+    "schema": SCHEMA_VERSION,
     "game": "test-game", "title": "Test Game", "players": 3, "seed": 7, "games": 4,
     "strategies": ["greedy", "random", "random"],
     "variant": {"game": "test-game", "name": "fast", "description": "shorter rounds", "rounds": 3},
@@ -153,7 +155,7 @@ META = {
 
 
 def write_results(path, meta=None, scores=SCORES, shares=SHARES, events=EVENTS, first_game=0):
-    meta = dict(META if meta is None else meta)
+    meta = {"schema": SCHEMA_VERSION, **(META if meta is None else meta)}
     players = meta["players"]
     columns = {"game": pl.Series(np.arange(first_game, first_game + len(scores)), dtype=pl.UInt64)}
     for seat in range(players):

@@ -192,10 +192,11 @@ BAD_INPUT = {
     "variant deck too small": (lambda d: _variant(d, f"cards = {list(range(10, 30))}\n"),
                                ["a deck of 20 cards cannot deal 4 hands of 10"]),
     "variant file missing": (lambda d: _simulate(d, "--variant", d / "nope.toml"), ["variant file not found"]),
-    "missing output folder": (lambda d: ["simulate", "bird-weather", "--games", 10,
-                                         "--out", d / "missing" / "out.parquet"], ["does not exist"]),
+    "output folder is a file": (lambda d: ["simulate", "bird-weather", "--games", 10,
+                                           "--out", _write(d / "file", "x") / "out.parquet"],
+                                ["cannot create folder", "is not a directory"]),
     "output is a folder": (lambda d: ["simulate", "bird-weather", "--games", 10, "--out", d],
-                           ["is a directory"]),
+                           ["is a folder"]),
     "malformed scenario": (lambda d: ["play", _write(d / "s.json", '{"game": "bird-weather", ')],
                            ["s.json", "not valid JSON"]),
     "scenario missing": (lambda d: ["play", d / "nope.json"], ["scenario file not found"]),
@@ -240,7 +241,7 @@ def test_unwritable_output_folder(tmp_path):
     locked.mkdir()
     locked.chmod(0o555)
     try:
-        assert_refused(balance(*_simulate(locked)), "cannot write to output folder")
+        assert_refused(balance(*_simulate(locked)), "cannot write to", "permission denied")
         assert listing(locked) == []
     finally:
         locked.chmod(0o755)

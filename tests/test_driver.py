@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from simcore.driver import run_games
-from simcore.errors import BalanceError
+from simcore.errors import BalanceError, RunInterrupted
 
 
 def _run(game, out, threads, chunk_size, games=30_000, lineup="heuristic,random,greedy,random"):
@@ -53,20 +53,39 @@ def test_memory_rows_equal_file_rows(bird_weather, tmp_path):
     assert pl.read_parquet(tmp_path / "r.parquet").equals(in_memory)
 
 
-def test_failure_leaves_no_file(bird_weather, tmp_path, monkeypatch):
+def test_interrupted_run_keeps_finished_chunks_and_no_output(bird_weather, tmp_path, monkeypatch):
     path = tmp_path / "broken.parquet"
     calls = {"n": 0}
     original = type(bird_weather).run_chunk
 
     def failing(self, *args):
         calls["n"] += 1
-        if calls["n"] == 3:  # warm-up, first chunk, then fail on the second
+        if calls["n"] == 3:  # warm-up, first chunk, then Ctrl-C on the second
+            raise KeyboardInterrupt
+        return original(self, *args)
+
+    monkeypatch.setattr(type(bird_weather), "run_chunk", failing)
+    with pytest.raises(RunInterrupted, match="1,000 finished games kept .* --resume"):
+        _run(bird_weather, path, None, 1_000, games=5_000)
+    # no output, no lock: only the part folder with the one finished chunk and its manifest
+    assert [p.name for p in tmp_path.iterdir()] == [".broken.parquet.parts"]
+    assert sorted(p.name for p in (tmp_path / ".broken.parquet.parts").iterdir()) == [
+        "manifest.json", f"part-{0:020d}-{1000:020d}.parquet"]
+
+
+def test_failure_before_any_chunk_leaves_nothing(bird_weather, tmp_path, monkeypatch):
+    calls = {"n": 0}
+    original = type(bird_weather).run_chunk
+
+    def failing(self, *args):
+        calls["n"] += 1
+        if calls["n"] == 2:
             raise KeyboardInterrupt
         return original(self, *args)
 
     monkeypatch.setattr(type(bird_weather), "run_chunk", failing)
     with pytest.raises(KeyboardInterrupt):
-        _run(bird_weather, path, None, 1_000, games=5_000)
+        _run(bird_weather, tmp_path / "x.parquet", None, 1_000, games=5_000)
     assert list(tmp_path.iterdir()) == []
 
 

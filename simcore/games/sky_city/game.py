@@ -34,50 +34,60 @@ class SkyCity(Game, rules=sc):
         return sc.make_setup(players, variant.settings, base)
 
     # --- runs -------------------------------------------------------------------------
-    def start_run(self, setup):
-        n = len(setup.full_deck)
-        width = setup.odds.shape[1]
-        self._judged = np.zeros((n, width), dtype=np.int64)
-        self._fired = np.zeros((n, width), dtype=np.int64)
-        self._stats = np.zeros((n, sc.N_TRAP_STATS), dtype=np.int64)
-        self._rounds = 0
-        self._games = 0
-
     def run_chunk(self, setup, lineup: Lineup, seed, start, n):
         """The dice game's own chunk: no status array (a plug-in's illegal declaration marks the
-        winner -2), and every chunk adds to the run's fresh-dice trap tallies."""
+        winner -2), and each chunk counts its own fresh-dice trap tallies (``take_tallies``)."""
         p = setup.players
         scores = np.zeros((n, p), dtype=np.int16)
         winners = np.zeros(n, dtype=np.int64)
         counters = np.zeros((n, sc.N_COUNTERS), dtype=np.uint16)
-        if not hasattr(self, "_judged"):
-            self.start_run(setup)
-        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds,
-                                 lineup.ids, lineup.params, scores, winners, counters, self._judged, self._fired,
-                                 self._stats)
+        rows, width = len(setup.full_deck), setup.odds.shape[1]
+        judged = np.zeros((rows, width), dtype=np.int64)
+        fired = np.zeros((rows, width), dtype=np.int64)
+        stats = np.zeros((rows, sc.N_TRAP_STATS), dtype=np.int64)
+        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
+                                 lineup.params, scores, winners, counters, judged, fired, stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
-        self._rounds += int(counters[:, sc.C_ROUNDS].sum())
-        self._games += n
+        self._tallies = {"judged": judged.tolist(), "fired": fired.tolist(), "stats": stats.tolist(),
+                         "rounds": int(counters[:, sc.C_ROUNDS].sum()), "games": n}
         shares = np.stack([(winners == s).astype(np.float32) for s in range(p)])
         return self.rows(start, n, [Columns(scores, per_seat("score", p), games_first=True),
                                     Columns(shares, per_seat("share", p)), {"winner": winners.astype(np.int8)},
                                     Columns(counters, sc.COUNTER_NAMES, games_first=True)])
 
-    def finish_run(self, setup) -> dict:
+    def check_lineup(self, setup, lineup: Lineup) -> None:
+        slot = self.strategy_module().P_FIXED_K  # the players, through the registry
+        for seat, name in enumerate(lineup.names):
+            k = lineup.params[seat, slot]
+            if name.partition(":")[0] == "fixed" and k > setup.dice_per_player:
+                raise BalanceError(f"strategy '{name}': K must be 0 to {setup.dice_per_player}, the dice each player "
+                                   "has in this variant")
+
+    def take_tallies(self) -> dict | None:
+        tallies, self._tallies = getattr(self, "_tallies", None), None
+        return tallies
+
+    def finish_run(self, setup, tallies: dict | None = None) -> dict:
         """Run-level figures for the metadata: mean rounds (the per-round rates' denominator)
         and the fresh-dice trap judgements with the exact odds beside them."""
         names = list(setup.full_deck.names)
         in_use = set(int(i) for i in setup.trap_ids)
-        odds_full = np.zeros_like(self._judged, dtype=np.float64)
+        rows, width = len(setup.full_deck), setup.odds.shape[1]
+        if tallies is None:
+            tallies = {"judged": np.zeros((rows, width), dtype=np.int64), "fired": np.zeros((rows, width), dtype=np.int64),
+                       "stats": np.zeros((rows, sc.N_TRAP_STATS), dtype=np.int64), "rounds": 0, "games": 0}
+        judged, fired = np.asarray(tallies["judged"], dtype=np.int64), np.asarray(tallies["fired"], dtype=np.int64)
+        stats = np.asarray(tallies["stats"], dtype=np.int64)
+        odds_full = np.zeros_like(judged, dtype=np.float64)
         for row, trap_id in enumerate(setup.trap_ids):
             odds_full[trap_id] = setup.odds[row]
         return {
-            "rounds_per_game": self._rounds / max(self._games, 1),
-            "trap_tallies": {"names": names, "in_use": sorted(in_use), "judged": self._judged.tolist(),
-                             "fired": self._fired.tolist(), "exact": odds_full.tolist(),
+            "rounds_per_game": int(tallies["rounds"]) / max(int(tallies["games"]), 1),
+            "trap_tallies": {"names": names, "in_use": sorted(in_use), "judged": judged.tolist(),
+                             "fired": fired.tolist(), "exact": odds_full.tolist(),
                              "assumed": [t.assumed for t in setup.full_deck.traps],
                              "conditions": [t.when for t in setup.full_deck.traps],
-                             "stats": {name: self._stats[:, k].tolist() for k, name in enumerate(sc.TRAP_STAT_NAMES)}},
+                             "stats": {name: stats[:, k].tolist() for k, name in enumerate(sc.TRAP_STAT_NAMES)}},
         }
 
     def metadata(self, setup) -> dict:

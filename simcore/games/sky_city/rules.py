@@ -118,13 +118,14 @@ def make_setup(players: int, settings: dict | None = None, base_dir=None) -> Set
     if not 1 <= dice <= MAX_DICE_PER_PLAYER:
         raise BalanceError(f"variant 'dice_per_player' must be 1..{MAX_DICE_PER_PLAYER}, not {dice}")
     target = settings.get(f"target_{players}", settings.get("target", 12 if players == 3 else 10))
-    if target < 1:
-        raise BalanceError(f"variant target must be at least 1, not {target}")
+    if not 1 <= target <= 1000:
+        raise BalanceError(f"variant target must be 1..1000, not {target}")
     zero_bonus = settings.get("zero_bonus", 3)
     multiplier = settings.get("final_multiplier", 2)
     max_rounds = settings.get("max_rounds", 200)
-    if zero_bonus < 0 or multiplier < 1 or not 1 <= max_rounds <= 100_000:
-        raise BalanceError("variant 'zero_bonus' must be >= 0, 'final_multiplier' >= 1, 'max_rounds' 1..100000")
+    # scores are stored as 16-bit numbers: these bounds keep every total far inside them
+    if not 0 <= zero_bonus <= 100 or not 1 <= multiplier <= 10 or not 1 <= max_rounds <= 100_000:
+        raise BalanceError("variant 'zero_bonus' must be 0..100, 'final_multiplier' 1..10, 'max_rounds' 1..100000")
     trap_file = settings.get("traps")
     if trap_file is not None and base_dir is not None and not Path(trap_file).is_absolute():
         trap_file = Path(base_dir) / trap_file

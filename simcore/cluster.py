@@ -1,0 +1,290 @@
+"""Where a run's chunks are played: in this process (``LocalExecutor``) or on a Dask cluster
+(``DaskExecutor``), chosen once per command by ``connect`` (``--cluster local:N`` or
+``--scheduler tcp://HOST:PORT``) and used by the driver's one play loop for every run the
+command makes (docs/scaling.md).
+
+The tasks are seed ranges: ``play_range(job, start, n)`` plays games ``start..start+n-1`` of the
+run on a worker and sends their rows back; the driver writes them to its part files exactly as
+it writes the chunks it plays itself.  Game ``i``'s randomness depends only on ``(seed, i)``, so
+the rows are the same wherever and in whatever order the ranges are played.  A worker keeps the
+game and its line-up between tasks (compiled once per worker process, loaded from the Numba
+cache under ``BALANCE_CACHE_DIR`` when another process has compiled it), and refuses to join a
+run whose engine differs from the client's (the source fingerprint of ``simcore.cache``).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import threading
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from simcore.errors import BalanceError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs to play chunks of one run; all of it pickles."""
+
+    game: str
+    setup: object
+    strategies: tuple[str, ...]
+    plugins: tuple[tuple[str, bytes], ...]  # (file name, source) of each plug-in
+    seed: int
+    threads: int | None  # numba threads per task (None: all the worker has)
+    key: str  # names the line-up build, so a worker builds it once
+
+
+def make_job(game, setup, lineup, seed: int, threads: int | None) -> Job:
+    plugins = tuple((Path(path).name, Path(path).read_bytes()) for path in lineup.plugins)
+    digest = hashlib.sha256(game.name.encode())
+    for name in lineup.names:
+        digest.update(b"\0" + name.encode())
+    for name, source in plugins:
+        digest.update(b"\0" + name.encode() + b"\0" + source)
+    return Job(game.name, setup, tuple(lineup.names), plugins, seed, threads, digest.hexdigest()[:16])
+
+
+# --------------------------------------------------------------------------------------------
+# the worker's side
+# --------------------------------------------------------------------------------------------
+
+_PREPARED: dict[str, tuple] = {}  # job key -> (game, lineup), in a worker process
+_ONE_AT_A_TIME = threading.Lock()  # a worker with several threads plays one range at a time
+
+
+def worker_fingerprint() -> str:
+    """The engine a worker runs (compared with the client's before any task is sent)."""
+    from simcore.cache import FINGERPRINT
+
+    return FINGERPRINT
+
+
+def _prepared(job: Job):
+    if job.key not in _PREPARED:
+        from simcore.cache import CACHE_ROOT
+        from simcore.game import get_game
+
+        paths = []
+        for name, source in job.plugins:  # the client's plug-in files, by content
+            folder = CACHE_ROOT / "plugin-sources" / hashlib.sha256(source).hexdigest()[:16]
+            path = folder / name
+            if not path.is_file() or path.read_bytes() != source:
+                folder.mkdir(parents=True, exist_ok=True)
+                staged = folder / f".{name}.{os.getpid()}.tmp"
+                staged.write_bytes(source)
+                os.replace(staged, path)
+            paths.append(path)
+        game = get_game(job.game)
+        _PREPARED[job.key] = (game, game.lineup(list(job.strategies), len(job.strategies), paths))
+    return _PREPARED[job.key]
+
+
+def play_range(job: Job, start: int, n: int):
+    """The task: games ``start..start+n-1`` of the job's run as (start, n, columns, tallies)."""
+    import numba
+
+    with _ONE_AT_A_TIME:
+        game, lineup = _prepared(job)
+        limit = numba.config.NUMBA_NUM_THREADS
+        numba.set_num_threads(min(job.threads or limit, limit))
+        columns = game.run_chunk(job.setup, lineup, job.seed, start, n)
+        return start, n, columns, game.take_tallies()
+
+
+# --------------------------------------------------------------------------------------------
+# the client's side
+# --------------------------------------------------------------------------------------------
+
+class LocalExecutor:
+    """Chunks played one after another in this process, each in parallel on its threads."""
+
+    description = "this process"
+
+    def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
+             threads: int | None) -> Iterator[tuple]:
+        for start, n in ranges:
+            columns = game.run_chunk(setup, lineup, seed, start, n)
+            yield start, n, columns, game.take_tallies()
+
+
+class DaskExecutor:
+    """Chunks as tasks on a Dask cluster; a few per worker in flight, so the client's memory
+    holds a bounded number of chunks whatever the run's size."""
+
+    def __init__(self, client, description: str):
+        self.client = client
+        self.description = description
+        self.checked = False
+
+    def workers(self) -> int:
+        return max(1, len(self.client.scheduler_info(n_workers=-1)["workers"]))
+
+    def check_workers(self) -> None:
+        from simcore.cache import FINGERPRINT
+
+        if self.checked:
+            return
+        try:
+            self.client.wait_for_workers(1, timeout=60)
+        except (TimeoutError, OSError):
+            raise BalanceError(f"the Dask cluster at {self.description} has no workers (start some with "
+                               "`dask worker ADDRESS`)") from None
+        prints = self.client.run(worker_fingerprint)
+        other = {address: fp for address, fp in prints.items() if fp != FINGERPRINT}
+        if other:
+            address, fp = next(iter(other.items()))
+            raise BalanceError(f"Dask worker {address} runs another balance engine (source fingerprint {fp}, "
+                               f"here {FINGERPRINT}): install the same balance on every machine")
+        self.checked = True
+
+    def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
+             threads: int | None) -> Iterator[tuple]:
+        from distributed import as_completed
+
+        self.check_workers()
+        job = self.client.scatter(make_job(game, setup, lineup, seed, threads), broadcast=True)
+        pending = deque(ranges)
+        window = 2 * self.workers()
+        running = as_completed()
+        futures = set()
+
+        def submit():
+            start, n = pending.popleft()
+            future = self.client.submit(play_range, job, start, n, pure=False)
+            futures.add(future)
+            running.add(future)
+
+        try:
+            while pending and len(futures) < window:
+                submit()
+            for future in running:
+                futures.discard(future)
+                result = future.result()  # a worker's BalanceError arrives here as itself
+                future.release()
+                if pending:
+                    submit()
+                yield result
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+_ACTIVE: list = []
+
+
+def current_executor():
+    """The executor of the innermost ``connect`` block, or None (play in this process)."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+CLUSTER_SPEC = re.compile(r"local:(\d+)")
+
+
+def parse_cluster(spec: str) -> int:
+    match = CLUSTER_SPEC.fullmatch(spec.strip())
+    workers = int(match.group(1)) if match else 0
+    if not 1 <= workers <= 256:
+        raise BalanceError(f"--cluster must be local:N with N worker processes from 1 to 256, not '{spec}'")
+    return workers
+
+
+@contextlib.contextmanager
+def connect(cluster: str | None = None, scheduler: str | None = None):
+    """Within the block every run plays its chunks on the cluster asked for: ``local:N`` (N
+    worker processes on this machine, the cores shared out among them) or an existing
+    scheduler's address.  Neither: the block changes nothing."""
+    if cluster is None and scheduler is None:
+        yield None
+        return
+    with open_executor(cluster, scheduler) as executor, use(executor):
+        yield executor
+
+
+@contextlib.contextmanager
+def open_executor(cluster: str | None = None, scheduler: str | None = None):
+    """A ``DaskExecutor`` on a new local cluster (``local:N``) or an existing scheduler, closed
+    (with its local cluster) at the end of the block."""
+    import logging
+
+    if cluster is not None and scheduler is not None:
+        raise BalanceError("give --cluster or --scheduler, not both")
+    with contextlib.ExitStack() as stack:
+        if cluster is not None:
+            workers = parse_cluster(cluster)
+            client = stack.enter_context(_local_cluster(workers))
+            description = f"local:{workers}"
+        else:
+            client = stack.enter_context(_remote(scheduler))
+            description = scheduler
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+        yield DaskExecutor(client, description)
+
+
+@contextlib.contextmanager
+def use(executor):
+    """Make ``executor`` the one every run in the block uses (``current_executor``)."""
+    _ACTIVE.append(executor)
+    try:
+        yield executor
+    finally:
+        _ACTIVE.remove(executor)
+
+
+@contextlib.contextmanager
+def _local_cluster(workers: int):
+    import logging
+    import warnings
+
+    from distributed import Client, LocalCluster
+
+    from simcore.cache import CACHE_ROOT
+
+    cores = os.cpu_count() or 1
+    env = {
+        # each worker process gets its share of the cores for its compiled loops
+        "NUMBA_NUM_THREADS": str(max(1, cores // workers)),
+        # the same engine and the same compile cache as this process
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+        "BALANCE_CACHE_DIR": str(CACHE_ROOT),
+        "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", ""),
+    }
+    try:
+        with warnings.catch_warnings():  # e.g. "port 8787 is in use": a free port is taken, nothing to say
+            warnings.simplefilter("ignore")
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.CRITICAL, env=env)
+    except OSError as exc:
+        raise BalanceError(f"cannot start a local Dask cluster: {exc}") from None
+    try:
+        client = Client(cluster)
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+@contextlib.contextmanager
+def _remote(address: str):
+    from distributed import Client
+
+    if not re.fullmatch(r"(tcp|tls|ws|wss|inproc)://\S+", address.strip()):
+        raise BalanceError(f"--scheduler must be a Dask scheduler address such as tcp://10.0.0.5:8786, "
+                           f"not '{address}'")
+    try:
+        client = Client(address.strip(), timeout="15s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BalanceError(f"cannot reach the Dask scheduler at {address}: {' '.join(str(exc).split())[:160]}") \
+            from None
+    try:
+        yield client
+    finally:
+        client.close()

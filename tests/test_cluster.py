@@ -1,0 +1,183 @@
+"""Runs on a Dask cluster (``--cluster local:N``, ``--scheduler ADDRESS``): the same rows and the
+same figures as a run in one process, whatever plays the seed ranges.
+
+One local cluster of two worker processes serves the whole file (starting one takes a few
+seconds); the command-line tests start their own, as a user's command does."""
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from conftest import balance
+from simcore.cluster import DaskExecutor, LocalExecutor, current_executor, open_executor, use
+from simcore.driver import run_games
+from simcore.errors import BalanceError
+from simcore.game import get_game
+
+VOLATILE = ("created", "seconds")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with open_executor("local:2") as executor:
+        yield executor
+
+
+def _meta(path):
+    meta = json.loads(pl.read_parquet_metadata(path)["balance"])
+    return {k: v for k, v in meta.items() if k not in VOLATILE}
+
+
+@pytest.mark.parametrize("name,players,strategies", [
+    ("bird-weather", 4, "heuristic,random,greedy,random"),
+    ("sky-city", 3, "expected-value,random,cautious:0.2"),  # with run-level trap tallies
+])
+def test_two_workers_give_the_rows_of_one_process(cluster, tmp_path, name, players, strategies):
+    game = get_game(name)
+    variant = game.variant()
+    setup = game.setup(players, variant)
+    lineup = game.lineup(strategies, players)
+    assert len(cluster.client.scheduler_info(n_workers=-1)["workers"]) == 2
+    here, there = tmp_path / "here.parquet", tmp_path / "there.parquet"
+    run_games(game, setup, lineup, variant, 3, 41_000, chunk_size=41_000, out=here, progress=False,
+              executor=LocalExecutor())
+    run_games(game, setup, lineup, variant, 3, 41_000, chunk_size=3_000, out=there, progress=False,
+              executor=cluster)
+    assert pl.read_parquet(here).equals(pl.read_parquet(there))
+    assert _meta(here) == _meta(there)
+    # without an output file the rows come back in memory, in game order
+    frame = run_games(game, setup, lineup, variant, 3, 9_000, chunk_size=1_000, progress=False,
+                      executor=cluster).frame
+    assert frame.equals(pl.read_parquet(here).head(9_000))
+
+
+def test_use_makes_every_run_use_the_cluster(cluster):
+    assert current_executor() is None
+    game = get_game("triatri")
+    with use(cluster):
+        assert current_executor() is cluster
+        result = run_games(game, game.setup(3, game.variant()), game.lineup("heuristic", 3), game.variant(), 1,
+                           5_000, chunk_size=700, progress=False)
+    assert current_executor() is None and result.frame.height == 5_000
+    prepared = cluster.client.run(lambda: sorted(__import__("simcore.cluster", fromlist=["_"])._PREPARED))
+    assert any(prepared.values())
+
+
+def test_a_worker_with_another_engine_is_refused(cluster, monkeypatch):
+    import simcore.cache
+
+    game = get_game("bird-weather")
+    monkeypatch.setattr(simcore.cache, "FINGERPRINT", "0123456789ab")
+    other = DaskExecutor(cluster.client, "local:2")
+    with pytest.raises(BalanceError, match="runs another balance engine .* install the same balance"):
+        run_games(game, game.setup(4, game.variant()), game.lineup("random", 4), game.variant(), 1, 100,
+                  progress=False, executor=other)
+
+
+def test_a_plugin_reaches_the_workers(cluster, tmp_path):
+    from pathlib import Path
+
+    plugin = Path(__file__).resolve().parent.parent / "examples" / "plugins" / "low_ones.py"
+    game = get_game("bird-weather")
+    lineup = game.lineup("low-ones,random,random,random", 4, [plugin])
+    setup = game.setup(4, game.variant())
+    here = run_games(game, setup, lineup, game.variant(), 2, 3_000, chunk_size=3_000, progress=False).frame
+    there = run_games(game, setup, lineup, game.variant(), 2, 3_000, chunk_size=500, progress=False,
+                      executor=cluster).frame
+    assert here.equals(there)
+
+
+def test_command_line_cluster_runs(tmp_path):
+    """`simulate --cluster local:2` writes the file one process writes; `tournament` passes its
+    cluster to every seating and prints the same figures."""
+    here, there = tmp_path / "here.parquet", tmp_path / "there.parquet"
+    common = ("simulate", "ten-tricks", "-n", 20_000, "--seed", 4, "-q")
+    assert balance(*common, "--out", here)[0] == 0
+    code, out, err = balance(*common, "--out", there, "--cluster", "local:2", "--chunk-size", 3_000)
+    assert code == 0, err
+    assert pl.read_parquet(here).equals(pl.read_parquet(there)) and _meta(here) == _meta(there)
+    tournament = ("tournament", "triatri", "-p", 3, "--strategies", "random,heuristic", "-n", 3_000, "--json", "-q")
+    code, alone, err = balance(*tournament)
+    assert code == 0, err
+    code, spread, err = balance(*tournament, "--cluster", "local:2")
+    assert code == 0, err
+    drop = ("seconds", "games_per_second")
+    assert ({k: v for k, v in json.loads(alone).items() if k not in drop}
+            == {k: v for k, v in json.loads(spread).items() if k not in drop})
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--cluster", "local:0"], "--cluster must be local:N"),
+    (["--cluster", "remote"], "--cluster must be local:N"),
+    (["--cluster", "local:2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
+    (["--scheduler", "127.0.0.1:8786"], "--scheduler must be a Dask scheduler address"),
+    (["--scheduler", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+])
+def test_bad_cluster_options_are_one_line(args, fragment):
+    code, out, err = balance("simulate", "bird-weather", "-n", 10, "-q", *args)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and fragment in err, err
+
+
+def test_bench_scale_reports_memory_and_speedups():
+    """`balance bench --scale` with small sizes (the real one, 10^6 and 10^8 games, is in BENCHMARKS.md)."""
+    code, out, err = balance("bench", "--scale", "--scale-games", "20000,80000", "--scale-speed-games", 30_000, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert [m["games"] for m in result["memory"]] == [20_000, 80_000]
+    assert all(m["peak_mb"] > 50 for m in result["memory"])  # the whole process: Python, Numba, Polars
+    assert result["peak_ratio"] < 1.2  # flat: four times the games, not four times the memory
+    for key in ("thread_speedup", "worker_speedup", "seconds_1_thread", "seconds_2_workers"):
+        assert result[key] > 0
+    assert len(result["load_average"]) == 3
+
+
+def test_scheduler_address_with_dask_scheduler_and_workers(tmp_path):
+    """The set-up of docs/scaling.md on one machine: `dask scheduler` and two `dask worker`
+    processes started from the shell, `--scheduler tcp://127.0.0.1:PORT` from balance; the
+    output and the compile cache are on the storage every process shares."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    dask = Path(sys.executable).with_name("dask")
+    with socket.socket() as probe:  # a free port on the loopback
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+           "NUMBA_NUM_THREADS": "1"}
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    processes = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                   "--no-dashboard"], **quiet)]
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # wait for the scheduler to listen
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the scheduler did not start"
+                time.sleep(0.2)
+        for _ in range(2):
+            processes.append(subprocess.Popen([str(dask), "worker", address, "--nworkers", "1", "--nthreads", "1",
+                                               "--no-dashboard"], **quiet))
+        here, there = tmp_path / "here.parquet", tmp_path / "shared" / "there.parquet"
+        common = ("simulate", "chimera", "-n", 12_000, "--seed", 8, "-q", "--strategies", "heuristic,random,random,random")
+        assert balance(*common, "--out", here)[0] == 0
+        code, out, err = balance(*common, "--out", there, "--scheduler", address, "--chunk-size", 2_000)
+        assert code == 0, err
+        assert pl.read_parquet(here).equals(pl.read_parquet(there)) and _meta(here) == _meta(there)
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
