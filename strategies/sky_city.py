@@ -139,6 +139,14 @@ def choose_declare(strategy, params, seat, table, rules, odds, streams):
     return plugin_declare(strategy - PLUGIN_BASE, params, seat, table, rules, odds, streams)
 
 
+def describe(name: str, argument: str | None = None) -> str:
+    """The strategy with the parameter it plays with: ``fixed (K=2)``, ``cautious (P=0.25)``."""
+    if name in PARAMETER:
+        slot, _, letter = PARAMETER[name]
+        return f"{name} ({letter}={default_params(name, argument)[slot]:g})"
+    return name
+
+
 def default_params(name: str, argument: str | None = None) -> tuple:
     """Parameter row of a built-in; ``fixed:3`` and ``cautious:0.1`` carry their parameter."""
     row = [0.0] * N_PARAMS
