@@ -39,8 +39,10 @@ def held_names(game, setup, hands: np.ndarray) -> list[str]:
 
 def first_hands(name: str, log: dict) -> list[list]:
     """The first deal's hands of a compiled game log, in each game's own log format."""
-    if name == "bird-weather":
-        return [[str(c) for c in hand] for hand in log["deals"][0]["hands"]]
+    if name == "bird-weather":  # the log holds card numbers; a page names them as the rulebook does
+        from simcore.games.bird_weather.rules import card_name
+
+        return [[card_name(c) for c in hand] for hand in log["deals"][0]["hands"]]
     if name == "triatri":
         return log["rounds"][0]["deals"][0]["hands"]
     if name == "ten-tricks":
@@ -54,7 +56,9 @@ def reference_hands(name: str, game, setup, index: int) -> list[list[str]]:
     if name == "bird-weather":
         from simcore.games.bird_weather import reference as ref
 
-        return [[str(c) for c in hand] for hand in ref.deal_hands(game.reference_rules(setup), deal)]
+        from simcore.games.bird_weather.rules import card_name
+
+        return [[card_name(c) for c in hand] for hand in ref.deal_hands(game.reference_rules(setup), deal)]
     if name == "triatri":
         from simcore.games.triatri.game import reference_rules
         from simcore.games.triatri import reference as ref
@@ -102,7 +106,9 @@ def test_duplicated_cards_are_one_row_counting_copies():
 
 
 def test_card_names_follow_the_deck_in_force():
-    assert get_game("bird-weather").card_names(setup_of("bird-weather", 4)[1]) == [str(n) for n in range(10, 50)]
+    names = get_game("bird-weather").card_names(setup_of("bird-weather", 4)[1])  # number, weather and bird
+    assert len(names) == 40 and names[0] == "10 (sun, no bird)" and names[25] == "35 (cloud, crow)"
+    assert names[-1] == "49 (rain, egret)" and [int(n.split()[0]) for n in names] == list(range(10, 50))
     game, setup = setup_of("ten-tricks", 3)
     names = game.card_names(setup)
     assert len(names) == 32 + 6 and names[0] == "red-1" and "infected-0" not in names and "infected-8" not in names
