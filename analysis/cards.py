@@ -15,8 +15,8 @@ usual G/(G-1) small-cluster factor, G = games):
 
 p is the two-sided z-test of delta = 0; q is the Benjamini-Hochberg adjustment over the cards;
 a card is *significant* when q < 1 - confidence (5% false discoveries among them at 95%), and
-*flagged* only when it is significant AND its change is at least the practical threshold
-(``analysis.verdict``, 2 pp by default): at 200,000 games nearly every card is significant, and
+*flagged* only when it is significant AND its change is larger than the practical threshold
+(``analysis.verdict``, 2 pp by default), its whole interval beyond it,: at 200,000 games nearly every card is significant, and
 that alone says nothing a designer can act on.  Each card's interval is also judged against the
 threshold (within / beyond / unsettled) with the games that would settle it.
 
@@ -163,7 +163,7 @@ def card_strength(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEF
     for r in out:
         r.setdefault("q", None)
         r["significant"] = r["q"] is not None and r["q"] < 1 - confidence
-        r["flagged"] = flag(r["delta"], r["q"], limit, 1 - confidence)
+        r["flagged"] = flag(r["delta"], (r["ci_low"], r["ci_high"]), r["q"], limit, 1 - confidence)
         if r["delta"] is None:
             r["judgement"], r["games_to_settle"] = None, None
         else:
@@ -190,8 +190,8 @@ def method_note(table: pl.DataFrame, games: int, confidence: float = stats.DEFAU
             f"percentage points: a regression of win share on the card with a fixed effect per seat, so seat "
             f"order is controlled for; {level}% intervals and z-test p-values with standard errors clustered "
             f"by game ({games_phrase(games)}); q is the Benjamini–Hochberg adjustment over the {tested} cards "
-            f"tested. A card is flagged only when it is both sure (q < {1 - confidence:.2g}) and at least "
-            f"±{limit:g} pp; 'settled' says whether its interval lies wholly inside or wholly beyond ±{limit:g} pp, "
+            f"tested. A card is flagged only when it is both sure (q < {1 - confidence:.2g}) and larger than "
+            f"±{limit:g} pp, its whole interval beyond it; 'settled' says whether its interval lies wholly inside or wholly beyond ±{limit:g} pp, "
             "and an unsettled card shows about how many games would settle it. Each card is measured as dealt "
             "(with what it displaces from the hand), under the strategies of this run.")
     if (table["copies"] > 1).any():
@@ -246,7 +246,7 @@ def verdict(table: pl.DataFrame | list[dict], games: int) -> dict:
     if flagged:
         shown = "; ".join(said(r) for r in flagged[:3]) + (f" and {len(flagged) - 3} more" if len(flagged) > 3 else "")
         first = (f"{len(flagged)} of {len(measured)} cards {'is' if len(flagged) == 1 else 'are'} out of line "
-                 f"(sure, and moving their holder's win share by ±{limit:g} pp or more): {shown}.")
+                 f"(sure to move their holder's win share by more than ±{limit:g} pp): {shown}.")
     elif measured:
         top = max(measured, key=lambda r: abs(r["delta"]))
         first = (f"No card is out of line: none is sure to move its holder's win share by ±{limit:g} pp or more; "
@@ -264,7 +264,7 @@ def verdict(table: pl.DataFrame | list[dict], games: int) -> dict:
                       f"to ±{limit:g} pp, the more it takes; this run has {games:,}).")
         else:
             settle = "."
-        sentences.append(f"{len(unsettled)} more {'is' if len(unsettled) == 1 else 'are'} unsettled (the interval "
+        sentences.append(f"{len(unsettled)} {'is' if len(unsettled) == 1 else 'are'} unsettled (the interval "
                          f"straddles ±{limit:g} pp){settle}")
     outcome = "beyond" if flagged else ("unsettled" if unsettled else "within")
     return {"sentences": sentences, "tone": tone(outcome), "judgement": outcome, "note": stated("card_pp"),
@@ -279,8 +279,8 @@ def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:
     found = verdict(table, games)
     return "\n".join([head, "", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})", "",
                       method_note(table, games), "", *fixed_width(HEADERS, rows), "",
-                      f"{table['flagged'].sum()} of {table.height} cards flagged (BH q < 0.05 and at least "
-                      f"±{thresholds().card_pp:g} pp); {table['significant'].sum()} significant"])
+                      f"{table['flagged'].sum()} of {table.height} cards flagged (BH q < 0.05 and the interval "
+                      f"beyond ±{thresholds().card_pp:g} pp); {table['significant'].sum()} significant"])
 
 
 def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
@@ -312,8 +312,8 @@ def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
     axes.set_xlabel("card, strongest first")
     axes.set_ylabel("change in win share in the opening hand (pp)")
     axes.grid(axis="y", alpha=0.3)
-    figure.legend(handles=[Patch(color="#e45756", label=f"flagged, stronger (sure and ≥ {limit:g} pp)"),
-                           Patch(color="#4c78a8", label=f"flagged, weaker (sure and ≤ −{limit:g} pp)"),
+    figure.legend(handles=[Patch(color="#e45756", label=f"flagged, stronger (sure, beyond +{limit:g} pp)"),
+                           Patch(color="#4c78a8", label=f"flagged, weaker (sure, beyond −{limit:g} pp)"),
                            Patch(color="#bab0ac", label="not flagged; whiskers: 95% CI"),
                            Patch(color="#54a24b", alpha=0.25, label=f"under ±{limit:g} pp: not out of line")],
                   loc="outside lower center", ncols=4 if many else 2, fontsize=8, frameon=False)

@@ -70,6 +70,10 @@ class Image:
     png: bytes
     lead: bool = False  # the chart that shows the verdict: kept small enough to sit above the fold
 
+    def __post_init__(self):
+        # square brackets would end a Markdown image's alt text early: intervals read (low, high) here
+        self.alt = self.alt.replace("[", "(").replace("]", ")")
+
 
 @dataclass
 class Verdict:
@@ -169,10 +173,10 @@ td { font-variant-numeric: tabular-nums; }
            border-radius: 4px; }
 .warning strong { color: #c0392b; }
 figure { margin: 1rem 0; } img { max-width: 100%; height: auto; }
-figure.lead { margin: .6rem 0 1rem; } figure.lead img { max-height: 440px; width: auto; }
+figure.lead { margin: .6rem 0 1rem; } figure.lead img { max-height: 380px; width: auto; }
 .table-wrap { max-width: 100%; overflow-x: auto; }
 .verdict { border-left: 6px solid #4c78a8; background: #eef2f7; padding: .5rem 1rem; margin: .8rem 0;
-           border-radius: 4px; font-size: 1.05rem; }
+           border-radius: 4px; font-size: 1rem; }
 .verdict p { margin: .3rem 0; } .verdict .note { font-size: .85rem; color: #555; }
 .verdict-good { border-color: #2e7d32; background: #edf7ee; }
 .verdict-warn { border-color: #b7791f; background: #fdf6e3; }

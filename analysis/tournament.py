@@ -668,12 +668,15 @@ def report_blocks(doc: dict) -> list:
     if doc["assumed"]:
         blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", doc["assumed"]))
     blocks += [Heading(2, "Head to head"), Paragraph(NOTES["matrix"]), Table(*matrix_table(doc)),
-               Image("tournament-matrix.png", "Head-to-head matrix", matrix_chart(doc)), Table(*pair_table(doc)),
+               Image("tournament-matrix.png", "Head-to-head matrix: how often the row strategy finishes ahead of the "
+                     "column strategy, with 95% intervals", matrix_chart(doc)), Table(*pair_table(doc)),
                Heading(2, f"Ratings ({doc['ratings']['anchor']} = 0)"), Paragraph(NOTES["ratings"]),
                Table(*rating_table(doc))]
     chart = rating_chart(doc)
     if chart is not None:
-        blocks.append(Image("tournament-ratings.png", "Ratings with 95% intervals", chart))
+        blocks.append(Image("tournament-ratings.png", "Bradley–Terry ratings on the Elo scale with 95% bootstrap "
+                            "intervals: " + ", ".join(f"{_label(doc, n)} {e:+.0f}" for n, e in
+                                                      zip(doc["strategies"], doc["ratings"]["elo"])), chart))
     if doc["ratings"]["note"]:
         blocks.append(Paragraph(f"Ratings {doc['ratings']['note']}."))
     blocks += [Heading(2, "Win share by seat"), Paragraph(NOTES["seats"]), Table(*seat_share_table(doc)),

@@ -12,7 +12,7 @@ threshold T (the same unit):
   says about how many, if the estimate holds).
 
 A card or seat is *flagged* only when its effect is both statistically sure (q < 0.05 after
-the Benjamini-Hochberg correction, or its interval excludes 0) and at least T (``flag``).
+the Benjamini-Hochberg correction) and larger than T, its whole interval beyond T (``flag``).
 
 The thresholds are the project's defaults, changed in ``balance.toml`` (``[thresholds]``,
 ``balance init`` writes them commented) and stated on every page that uses them.
@@ -81,9 +81,12 @@ def judge(value: float, interval, threshold: float) -> str:
     return "unsettled"
 
 
-def flag(value: float | None, q: float | None, threshold: float, alpha: float = 0.05) -> bool:
-    """Flagged: statistically sure (corrected q below ``alpha``) AND at least the threshold."""
-    return value is not None and q is not None and q < alpha and abs(value) >= threshold
+def flag(value: float | None, interval, q: float | None, threshold: float, alpha: float = 0.05) -> bool:
+    """Flagged: statistically sure (corrected q below ``alpha``) AND larger than the threshold,
+    which is settled: the whole interval lies at or beyond it ("beyond").  An effect whose
+    interval straddles the threshold is unsettled, not flagged: more games would tell."""
+    return (value is not None and q is not None and q < alpha
+            and judge(value, interval, threshold) == "beyond")
 
 
 def games_to_settle(value: float, interval, games: int, threshold: float) -> int | None:
@@ -127,7 +130,7 @@ def stated(*keys: str) -> str:
     for key in keys:
         value = getattr(t, key)
         parts.append({"seat_pp": f"a seat or strategy within ±{value:g} pp of the fair share counts as fair",
-                      "card_pp": f"a card counts as out of line from ±{value:g} pp of win share",
+                      "card_pp": f"a card is out of line when it is sure to move win share by more than ±{value:g} pp",
                       "change_pp": f"a change under ±{value:g} pp counts as no change",
                       "gain_points": f"a deviation must gain {value:g} points per round to matter"}[key])
     return ("Judged with 95% intervals against practical thresholds: " + "; ".join(parts)

@@ -189,7 +189,10 @@ def test_card_strength_equals_the_explicit_cluster_robust_regression(monkeypatch
         p_values.append(row["p"])
     for name, q in zip(names, hand_bh(p_values)):
         assert table[name]["q"] == pytest.approx(q, rel=1e-12)
-        assert table[name]["flagged"] == (q < 0.05)
+        row = table[name]
+        assert row["significant"] == (q < 0.05)
+        # flagged: sure (BH) and larger than the 2 pp threshold, the whole interval beyond it
+        assert row["flagged"] == (q < 0.05 and (row["ci_low"] >= 0.02 or row["ci_high"] <= -0.02))
 
     # small blocks and slices (several passes over the rows) give the same numbers
     monkeypatch.setattr(cards, "BLOCK_GAMES", 7)
@@ -294,7 +297,9 @@ def test_cards_command_prints_json_and_writes_the_page(tmp_path):
     assert doc["games"] == 3000 and doc["players"] == 2 and len(doc["cards"]) == 16
     deltas = [r["delta"] for r in doc["cards"]]
     assert deltas == sorted(deltas, reverse=True)
-    assert all(r["ci_low"] <= r["delta"] <= r["ci_high"] and r["flagged"] == (r["q"] < 0.05) for r in doc["cards"])
+    assert all(r["ci_low"] <= r["delta"] <= r["ci_high"] and r["significant"] == (r["q"] < 0.05) for r in doc["cards"])
+    assert all(r["flagged"] == (r["significant"] and r["judgement"] == "beyond") for r in doc["cards"])
+    assert doc["verdict"]["sentences"] and doc["strategy_labels"] == ["random", "random"]
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == [
         ".balance-report.json", "card-strength.png", "cards.html", "cards.md", "summary.json"]
     html = (tmp_path / "c" / "cards.html").read_text(encoding="utf-8")

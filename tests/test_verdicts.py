@@ -83,10 +83,12 @@ def test_judge_within_beyond_unsettled():
 
 
 def test_flag_needs_both_sure_and_large():
-    assert verdict.flag(0.03, 1e-9, 0.02)            # sure and 3 pp
-    assert not verdict.flag(0.01, 1e-30, 0.02)       # sure but only 1 pp: not worth a designer's time
-    assert not verdict.flag(0.05, 0.2, 0.02)         # large but not sure
-    assert not verdict.flag(None, None, 0.02)
+    assert verdict.flag(0.03, (0.025, 0.035), 1e-9, 0.02)        # sure and 3 pp, settled beyond 2 pp
+    assert verdict.flag(-0.03, (-0.035, -0.025), 1e-9, 0.02)
+    assert not verdict.flag(0.01, (0.008, 0.012), 1e-30, 0.02)   # sure but only 1 pp: not worth a designer's time
+    assert not verdict.flag(0.021, (0.018, 0.024), 1e-30, 0.02)  # sure, but maybe under 2 pp: unsettled
+    assert not verdict.flag(0.05, (0.03, 0.07), 0.2, 0.02)       # large but not sure after the correction
+    assert not verdict.flag(None, (None, None), None, 0.02)
 
 
 def test_games_to_settle_scales_with_the_interval():
