@@ -725,8 +725,11 @@ def project_defaults(path: Path | None = None) -> dict | None:
 
     from simcore.errors import BalanceError
 
+    from analysis.verdict import configure
+
     path = Path(PROJECT_FILE) if path is None else path
     if not path.is_file():
+        configure(None)  # the project's defaults, nothing left from an earlier call in this process
         return None
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -734,12 +737,9 @@ def project_defaults(path: Path | None = None) -> dict | None:
         raise BalanceError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise BalanceError(f"{path} is not valid TOML: {exc}") from None
-    if "thresholds" in data:
-        if not isinstance(data["thresholds"], dict):
-            raise BalanceError(f"{path}: [thresholds] must be a table")
-        from analysis.verdict import configure
-
-        configure(data["thresholds"])
+    if not isinstance(data.get("thresholds", {}), dict):
+        raise BalanceError(f"{path}: [thresholds] must be a table")
+    configure(data.get("thresholds"))
     commands = typer.main.get_command(app).commands
     options = {name: {_option_key(opt): param.name for param in command.params for opt in param.opts
                       if opt.startswith("--")} for name, command in commands.items()}

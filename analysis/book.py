@@ -36,7 +36,8 @@ def overview_row(summary: dict, rounds: str, link: str) -> list[str]:
     test = summary["seat_balance"]
     events = [e for e in summary["events"] if e["rate"] is not None][:MAIN_EVENTS]
     rates = "; ".join(f"{e['label']} ({e['per']}): {fmt_pct_ci(e['rate'], e['rate_ci'])}" for e in events)
-    return [summary["title"], str(summary["players"]), f"{summary['games']:,}", ",".join(dict.fromkeys(summary["strategies"])),
+    labels = dict.fromkeys(seat.get("strategy_label", seat["strategy"]) for seat in summary["seats"])
+    return [summary["title"], str(summary["players"]), f"{summary['games']:,}", ", ".join(labels),
             fmt_pp(fpa["pp"], fpa["ci_pp"]), fmt_p(test["p_value"]) if test else "—", rounds, rates or "—",
             *skill_cells(summary.get("skill")), link]
 
