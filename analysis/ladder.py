@@ -194,7 +194,7 @@ def write_report(doc: dict, out: Path) -> Path:
     labelled = [f"{name}: {label}" for name, label in zip(doc["rungs"], doc.get("rung_labels", doc["rungs"]))
                 if label != name]
     blocks = [Heading(1, f"Skill ladder: {doc['title']}, {doc['players']} players"),
-              Verdict(doc["verdict"][:3], "A rung beats the one below when its 95% interval lies above the fair share; "
+              Verdict(doc["verdict"][:3], "A rung beats the one below when its 95% interval lies above the fair share. "
                       + stated("seat_pp"), colour),
               Image("ladder.png", f"Win share of each rung's player against the rung below, with 95% intervals and "
                                   f"the fair {100 / doc['players']:.1f}%: {shares}", chart(doc), lead=True),
