@@ -12,11 +12,78 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
+
+# the designer's tasks, and the commands of each, in the order `balance --help` lists them
+TASKS = {
+    "run": ("init", "simulate", "book"),
+    "look": ("report", "cards", "traps", "games", "replay"),
+    "compare": ("whatif", "sweep", "tournament", "ladder"),
+    "check": ("play", "bench"),
+}
+TASK_TITLES = {"run": "Run: set up a project and simulate", "look": "Look: read a run, its cards, its traps",
+               "compare": "Compare: rule changes, settings, players", "check": "Check: the engines themselves"}
+PROJECT_FILE = "balance.toml"
+SUMMARY = {
+    "init": "write a commented balance.toml of project defaults",
+    "simulate": "play a game many times: win shares, seat edge, rule events",
+    "book": "every game at every player count: a report each and an index",
+    "report": "a page (Markdown + HTML) for one or more runs",
+    "cards": "which cards in the opening hand are out of line",
+    "traps": "ALEA: exact trap odds, per-trap figures, declaration equilibria",
+    "games": "the games, their player counts, strategies and variant keys",
+    "replay": "the trick-by-trick log of one game of a run",
+    "whatif": "the published rules against variants, on the same games",
+    "sweep": "one variant setting over a range, on the same games",
+    "tournament": "strategies against each other with the seats rotated",
+    "ladder": "is each player measurably stronger than the one below",
+    "play": "a scripted position through both engines, which must agree",
+    "bench": "games per second of the engines",
+}
+
+
+class TaskGroup(TyperGroup):
+    """Top-level help with the commands grouped by the designer's task."""
+
+    def list_commands(self, ctx):
+        ordered = [name for names in TASKS.values() for name in names if name in self.commands]
+        return ordered + [name for name in self.commands if name not in ordered]
+
+    def format_commands(self, ctx, formatter):
+        width = max(len(name) for name in self.commands) + 2
+        for task, names in TASKS.items():
+            rows = [(name.ljust(width - 2), SUMMARY.get(name) or self.commands[name].get_short_help_str())
+                    for name in names if name in self.commands and not self.commands[name].hidden]
+            if rows:
+                with formatter.section(TASK_TITLES[task]):
+                    formatter.write_dl(rows)
+        rest = [(name, command.get_short_help_str()) for name, command in self.commands.items()
+                if not any(name in names for names in TASKS.values()) and not command.hidden]
+        if rest:
+            with formatter.section("Other"):
+                formatter.write_dl(rest)
+
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-    help="Monte Carlo balance analyzer for tabletop games: simulate, report, replay, benchmark.",
+    cls=TaskGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+    help="Monte Carlo balance analyzer for tabletop games. Run (init, simulate, book), look (report, cards, "
+         "traps, games, replay), compare (whatif, sweep, tournament, ladder) and check (play, bench); every page "
+         "opens with its verdict. Defaults come from ./balance.toml if there is one (`balance init` writes one).",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from simcore.version import __version__
+
+        typer.echo(f"balance {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
+    """Monte Carlo balance analyzer for tabletop games."""
 
 GameArg = Annotated[str, typer.Argument(help="Game name (see `balance games`).")]
 PlayersOpt = Annotated[int, typer.Option("--players", "-p", help="Number of players.")]
@@ -79,16 +146,63 @@ def _error(message):
     return BalanceError(message)
 
 
+INIT_TEMPLATE = """# balance.toml: this project's defaults for `balance` (read from the folder you run it in).
+# Every key is optional; an option given on the command line always wins.
+
+[defaults]
+# games = 100000        # --games / -n of every command that plays games
+# seed = 1              # --seed
+# output = "reports"    # folder for the pages: report -> reports/latest, book -> reports/book,
+#                       # cards, traps, whatif, sweep, tournament, ladder -> reports/<command>
+# threads = 2           # --threads (default: all cores)
+# cluster = "local"     # --cluster, for the commands that take it
+
+# [simulate]            # one command's own defaults, by option name
+# players = 4
+# strategies = "heuristic"
+
+[thresholds]
+# what counts as practically fair or out of line; every page states the ones it used
+# seat_pp = 2.0         # a seat's (or strategy's) edge over the fair share under this is fair
+# card_pp = 2.0         # a card moving its holder's win share less than this is not out of line
+# change_pp = 1.0       # a rule change moving the first seat's edge less than this changes nothing
+# gain_points = 0.05    # ALEA: a declaration must gain this many points per round to matter
+"""
+
+
 @app.command()
-def games():
+def init(
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing balance.toml.")] = False,
+):
+    """Write a commented balance.toml (project defaults: games, seed, output folder, threads, cluster, thresholds)."""
+    path = Path(PROJECT_FILE)
+    if path.exists() and not force:
+        raise _error(f"{PROJECT_FILE} already exists here (--force replaces it)")
+    try:
+        path.write_text(INIT_TEMPLATE, encoding="utf-8")
+    except OSError as exc:
+        raise _error(f"cannot write {PROJECT_FILE}: {exc.strerror}") from None
+    typer.echo(f"wrote {path.resolve()}: uncomment what this project should default to")
+
+
+@app.command()
+def games(as_json: JsonOpt = False):
     """List the games, their player counts, strategies and variant keys."""
     from simcore.game import game_names, get_game
 
+    listed = []
     for name in game_names():
         g = get_game(name)
-        typer.echo(f"{name}: {g.title}, {'/'.join(map(str, g.player_counts))} players")
-        typer.echo(f"  strategies: {', '.join(g.builtin_strategies())}")
-        for key, (_, text) in g.variant_keys.items():
+        listed.append({"game": name, "title": g.title, "players": list(g.player_counts),
+                       "strategies": {s: g.strategy_label(s) for s in g.builtin_strategies()},
+                       "variant_keys": {key: text for key, (_, text) in g.variant_keys.items()}})
+    if as_json:
+        typer.echo(json.dumps(listed, indent=2))
+        return
+    for entry in listed:
+        typer.echo(f"{entry['game']}: {entry['title']}, {'/'.join(map(str, entry['players']))} players")
+        typer.echo(f"  strategies: {', '.join(entry['strategies'].values())}")
+        for key, text in entry["variant_keys"].items():
             typer.echo(f"  variant {key}: {text}")
 
 
@@ -170,6 +284,7 @@ def report(
     skill_games: SkillGamesOpt = 100_000,
     search_games: SearchGamesOpt = 4_000,
     threads: ThreadsOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report's summary.json after writing it.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     force: ForceOpt = False,
 ):
@@ -193,8 +308,13 @@ def _report(runs, out, skill, skill_games, search_games, threads, quiet):
         v = g.variant(overrides={k: val for k, val in meta["variant"].items() if k not in ("game", "name", "description")})
         set_threads(threads)
         profile = skill_profile(g, g.setup(meta["players"], v), v, meta["seed"], skill_games, search_games, threads,
-                                progress=not quiet)
+                                progress=not quiet and not as_json)
     path = write_report([str(r) for r in runs], out, profile)
+    if as_json:
+        typer.echo((path / "summary.json").read_text(encoding="utf-8").rstrip("\n"))
+        return
+    verdict = json.loads((path / "summary.json").read_text(encoding="utf-8"))["verdict"]
+    typer.echo("verdict: " + " ".join(verdict["sentences"]))
     typer.echo(f"report written: {path / 'report.html'} and {path / 'report.md'}")
 
 
@@ -211,6 +331,7 @@ def book(
     skill_games: SkillGamesOpt = 100_000,
     search_games: SearchGamesOpt = 4_000,
     threads: ThreadsOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the index's summary.json after writing the book.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     force: ForceOpt = False,
     resume: Annotated[bool, typer.Option(
@@ -225,8 +346,13 @@ def book(
     if games is None:
         games = 10_000 if strong else 100_000
     with _claim(out, force, resume), _cluster(cluster, scheduler):
-        path, rows = write_book(out, games, seed, strong, threads, progress=not quiet, only=only,
+        path, rows = write_book(out, games, seed, strong, threads, progress=not quiet and not as_json, only=only,
                                 skill_games=skill_games, search_games=search_games, force=force, resume=resume)
+    if as_json:
+        typer.echo((path / "summary.json").read_text(encoding="utf-8").rstrip("\n"))
+        return
+    verdict = json.loads((path / "summary.json").read_text(encoding="utf-8"))["verdict"]
+    typer.echo("verdict: " + " ".join(verdict["sentences"]))
     for row in rows:
         typer.echo("  ".join(f"{h}: {c}" for h, c in zip(OVERVIEW_HEADERS[:7], row[:7])))
     typer.echo(f"book written: {path / 'index.html'} and {path / 'index.md'}")
@@ -273,8 +399,9 @@ def cards(
             card_report.write(table, result.meta, games, out)
     if as_json:
         typer.echo(json.dumps({"game": g.name, "players": players, "games": games, "seed": seed,
-                               "strategies": list(lineup.names), "variant": v.to_dict(),
-                               "cards": table.to_dicts()}, indent=2))
+                               "strategies": list(lineup.names),
+                               "strategy_labels": [g.strategy_label(n) for n in lineup.names], "variant": v.to_dict(),
+                               "verdict": card_report.verdict(table, games), "cards": table.to_dicts()}, indent=2))
     else:
         typer.echo(card_report.text_table(table, result.meta, games))
         if out is not None:
@@ -567,14 +694,17 @@ def traps(
         if equilibria:
             from simcore.driver import _progress
 
-            with _progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria") as step:
+            with _progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria",
+                           unit="trap cards") as step:
                 found = {"rounds": equilibrium_rounds, "check_rounds": solver.CHECK_ROUNDS, "seed": seed,
                          "traps": solver.equilibria(setup, equilibrium_rounds, solver.CHECK_ROUNDS, seed, step)}
         if out is not None:
             trap_report.write(setup, result.meta, out, found)
         if as_json:
-            typer.echo(json.dumps({"players": players, "deck": result.meta.get("trap_deck"), "traps": list(setup.deck.names),
-                                   "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found}, indent=2))
+            typer.echo(json.dumps({"verdict": trap_report.verdict(rows, players, found), "players": players,
+                                   "deck": result.meta.get("trap_deck"), "traps": list(setup.deck.names),
+                                   "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found},
+                                  indent=2))
         else:
             typer.echo(trap_report.format_text(setup, rows, result.meta))
             if found is not None:
@@ -649,7 +779,7 @@ def main() -> None:
 
     RunInterrupted.last = None
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, default_map=project_defaults())
         if isinstance(code, int) and code:
             if code == 130:  # Typer turns Ctrl-C / SIGTERM into a returned 130
                 _interrupted()
@@ -678,6 +808,74 @@ def main() -> None:
             if loaded_plugins():
                 _fail(f"plug-in {', '.join(loaded_plugins())} does not compile with Numba: {_numba_reason(exc)}")
         raise
+
+
+# [defaults] keys: each sets the option of that name wherever a command has one ("output" sets the
+# folder options, with the command's own sub-folder)
+DEFAULT_KEYS = ("games", "seed", "output", "threads", "cluster")
+OUTPUT_FOLDERS = {"report": "latest", "book": "book", "cards": "cards", "traps": "traps", "whatif": "whatif",
+                  "sweep": "sweep", "tournament": "tournament", "ladder": "ladder"}
+
+
+def project_defaults(path: Path | None = None) -> dict | None:
+    """The default map (command -> option -> value) of ./balance.toml, or None without one; its
+    [thresholds] are set for the pages.  A malformed file is one line and exit 2."""
+    import tomllib
+
+    from simcore.errors import BalanceError
+
+    from analysis.verdict import configure
+
+    path = Path(PROJECT_FILE) if path is None else path
+    if not path.is_file():
+        configure(None)  # the project's defaults, nothing left from an earlier call in this process
+        return None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BalanceError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BalanceError(f"{path} is not valid TOML: {exc}") from None
+    if not isinstance(data.get("thresholds", {}), dict):
+        raise BalanceError(f"{path}: [thresholds] must be a table")
+    configure(data.get("thresholds"))
+    commands = typer.main.get_command(app).commands
+    options = {name: {_option_key(opt): param.name for param in command.params for opt in param.opts
+                      if opt.startswith("--")} for name, command in commands.items()}
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise BalanceError(f"{path}: [defaults] must be a table")
+    unknown = sorted(set(defaults) - set(DEFAULT_KEYS))
+    if unknown:
+        raise BalanceError(f"{path}: [defaults] has no key '{unknown[0]}' (known: {', '.join(DEFAULT_KEYS)})")
+    mapping: dict[str, dict] = {}
+    for command, known in options.items():
+        chosen = {}
+        for key, value in defaults.items():
+            if key == "output":
+                if command in OUTPUT_FOLDERS and "out" in known:
+                    chosen["out"] = str(Path(str(value)) / OUTPUT_FOLDERS[command])
+            elif key in known:
+                chosen[known[key]] = value
+        mapping[command] = chosen
+    for section, values in data.items():
+        if section in ("defaults", "thresholds"):
+            continue
+        if section not in options:
+            raise BalanceError(f"{path}: [{section}] is not a command nor [defaults] or [thresholds]")
+        if not isinstance(values, dict):
+            raise BalanceError(f"{path}: [{section}] must be a table of option names")
+        for key, value in values.items():
+            name = options[section].get(_option_key(key))
+            if name is None:
+                raise BalanceError(f"{path}: `balance {section}` has no option --{_option_key(key)}")
+            mapping[section][name] = value
+    return {command: chosen for command, chosen in mapping.items() if chosen} or None
+
+
+def _option_key(option: str) -> str:
+    """``--chunk-size`` / ``chunk_size`` / ``chunk-size`` -> ``chunk-size``."""
+    return option.lstrip("-").replace("_", "-")
 
 
 def _numba_reason(exc) -> str:

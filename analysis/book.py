@@ -36,7 +36,8 @@ def overview_row(summary: dict, rounds: str, link: str) -> list[str]:
     test = summary["seat_balance"]
     events = [e for e in summary["events"] if e["rate"] is not None][:MAIN_EVENTS]
     rates = "; ".join(f"{e['label']} ({e['per']}): {fmt_pct_ci(e['rate'], e['rate_ci'])}" for e in events)
-    return [summary["title"], str(summary["players"]), f"{summary['games']:,}", ",".join(dict.fromkeys(summary["strategies"])),
+    labels = dict.fromkeys(seat.get("strategy_label", seat["strategy"]) for seat in summary["seats"])
+    return [summary["title"], str(summary["players"]), f"{summary['games']:,}", ", ".join(labels),
             fmt_pp(fpa["pp"], fpa["ci_pp"]), fmt_p(test["p_value"]) if test else "—", rounds, rates or "—",
             *skill_cells(summary.get("skill")), link]
 
@@ -49,12 +50,58 @@ def skill_cells(profile: dict | None) -> list[str]:
     top = profile["gaps"][-1]
     edges = profile["first_seat_edge"]
     return [f"one {top['hero']} among {top['field']}: {fmt_pct_ci(top['win_share'], top['ci'])}",
-            " → ".join(f"{e['tier']} {e['edge_pp']:+.1f}" for e in edges) + " pp"]
+            " → ".join(f"{e['tier']} {e['edge_pp']:+.1f} [{e['ci_pp'][0]:+.1f}, {e['ci_pp'][1]:+.1f}]"
+                       for e in edges) + " pp"]
 
 
-OVERVIEW_HEADERS = ["game", "players", "games", "strategies", "first-player advantage [95% CI]",
+OVERVIEW_HEADERS = ["game", "players", "games", "strategies", "first-seat edge [95% CI]",
                     "seat equality p", "rounds per game [95% CI]", "main rule events, rate % [95% CI]",
-                    "skill: the top player's share [95% CI]", "first-seat edge by tier", "report"]
+                    "skill: the top player's share [95% CI]", "first-seat edge by tier [95% CI]", "report"]
+
+
+def verdict_grid(summaries: list[dict], slugs: list[str]):
+    """The index's one-screen answer: one row per game, one column per player count, each cell
+    the short verdict of that report (fair / out of line / unsettled, with the edge that decides
+    it) linking to it."""
+    from analysis.page import Grid, Link
+    from analysis.verdict import short_verdict
+
+    counts = sorted({s["players"] for s in summaries})
+    games = list(dict.fromkeys(s["title"] for s in summaries))
+    cells = {(s["title"], s["players"]): (s, slug) for s, slug in zip(summaries, slugs)}
+    rows = []
+    for title in games:
+        row = [title]
+        for players in counts:
+            if (title, players) not in cells:
+                row.append("—")
+                continue
+            summary, slug = cells[title, players]
+            text, colour = short_verdict(summary)
+            row.append((Link(text, f"{slug}/report.html"), colour))
+        rows.append(row)
+    return Grid(["game"] + [f"{n} players" for n in counts], rows)
+
+
+def book_verdict(summaries: list[dict]) -> tuple[list[str], str]:
+    """The index's opening: how many rows are fair, out of line or unsettled, and which."""
+    from analysis.verdict import summary_verdict, tone
+
+    judged = [(s, summary_verdict(s)["judgement"]) for s in summaries]
+    fair = [s for s, j in judged if j == "within"]
+    beyond = [s for s, j in judged if j == "beyond"]
+    unsettled = [s for s, j in judged if j == "unsettled"]
+    first = (f"Of {len(summaries)} games at their player counts, {len(fair)} {'is' if len(fair) == 1 else 'are'} fair, "
+             f"{len(beyond)} out of line and {len(unsettled)} unsettled.")
+    sentences = [first]
+    if beyond:
+        sentences.append("Out of line: " + "; ".join(f"{s['title']} at {s['players']}" for s in beyond[:6])
+                         + (f" and {len(beyond) - 6} more" if len(beyond) > 6 else "") + ".")
+    if unsettled:
+        sentences.append("Unsettled (more games would tell): "
+                         + "; ".join(f"{s['title']} at {s['players']}" for s in unsettled[:6])
+                         + (f" and {len(unsettled) - 6} more" if len(unsettled) > 6 else "") + ".")
+    return sentences[:3], tone(*(j for _, j in judged))
 
 
 def fpa_chart(summaries: list[dict]) -> bytes:
@@ -73,15 +120,20 @@ def fpa_chart(summaries: list[dict]) -> bytes:
     figure = Figure(figsize=(8, 0.45 * len(summaries) + 1.9), layout="constrained")
     axes = figure.add_subplot()
     y = list(range(len(summaries)))[::-1]
+    from analysis.verdict import thresholds
+
+    limit = thresholds().seat_pp
+    axes.axvspan(-limit, limit, color="#54a24b", alpha=0.15, linewidth=0, label=f"counts as fair (±{limit:g} pp)")
     axes.errorbar(values, y, xerr=[lows, highs], fmt="o", color="#4c78a8", ecolor="#4c78a8", capsize=3,
-                  label="seat 0 share − 1/N (95% CI)")
+                  label="seat 1 share − 1/N (95% CI)")
     axes.axvline(0, color="#888", linewidth=1)
     axes.set_yticks(y, labels)
     axes.set_ylabel("game, player count")
-    axes.set_xlabel("first-player advantage (percentage points)")
+    axes.set_xlabel("first seat's edge (percentage points)")
     axes.grid(axis="x", alpha=0.3)
-    figure.suptitle("First-player advantage by game and player count", fontsize=13, fontweight="bold")
-    axes.set_title(f"seat 0 win share minus the fair share 1/N · 95% Wilson intervals · {games}",
+    figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    figure.suptitle("First seat's edge by game and player count", fontsize=13, fontweight="bold")
+    axes.set_title(f"seat 1 win share minus the fair share 1/N · 95% Wilson intervals · {games}",
                    fontsize=9, color="0.3")
     return _png(figure)
 
@@ -94,7 +146,8 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
     for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows).
     The runs are kept in ``runs/``: ``force`` replaces them, ``resume`` keeps the finished ones
     and finishes an interrupted one (only its missing games are played)."""
-    from analysis.page import Heading, Image, Link, Paragraph, Table, write_blocks
+    from analysis.page import Heading, Image, Link, Paragraph, Table, Verdict, write_blocks
+    from analysis.verdict import stated, thresholds
     from analysis.report import write_report
     from analysis.skill import skill_profile, tiers_of
     from simcore.driver import check_output_path, run_games
@@ -108,7 +161,7 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
         get_game(name)  # unknown names fail before anything runs
     runs_dir = out_dir / "runs"
     check_output_path(runs_dir / "probe.parquet")
-    rows, summaries = [], []
+    rows, summaries, slugs = [], [], []
     for name in names:
         game = get_game(name)
         for players in game.player_counts:
@@ -125,20 +178,28 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
                 summary["skill"] = profile
             write_report([result.path], out_dir / slug, profile)
             summaries.append(summary)
+            slugs.append(slug)
             rows.append(overview_row(summary, _rounds(frame, result.meta, confidence),
                                      Link(f"{slug}/report.html", f"{slug}/report.html")))
     strategy = "each game's strongest player in every seat" if strong else "each game's default strategy"
+    sentences, colour = book_verdict(summaries)
     blocks = [Heading(1, "Balance book"),
+              Verdict(sentences, stated("seat_pp") + " Each cell: the verdict of that report and the seat edge that "
+                      "decides it; the cell links to the report.", colour),
+              verdict_grid(summaries, slugs),
               Paragraph(f"Every game at every player count, {games:,} games each, seed {seed}, {strategy}. "
-                        "Seat 0 plays first; first-player advantage is seat 0's win share minus 1/N, with its "
+                        "Seat 1 plays first; the first-seat edge is seat 1's win share minus 1/N, with its "
                         "95% Wilson interval; the seat-equality p-value is a chi-square test of equal seat "
                         "shares. Each row links to the full report."),
-              Table(OVERVIEW_HEADERS, rows),
-              Image("first-player-advantage.png", "First-player advantage by game and player count, with 95% "
-                    "intervals", fpa_chart(summaries))]
+              Image("first-player-advantage.png", "First seat's edge by game and player count, with 95% intervals: "
+                    + ", ".join(f"{s['title']} {s['players']}p {s['first_player_advantage']['pp']:+.2f} pp"
+                                for s in summaries), fpa_chart(summaries)),
+              Table(OVERVIEW_HEADERS, rows)]
     assumed = sorted({note for s in summaries for note in s["assumed"]})
     if assumed:
-        blocks.insert(1, Paragraph("ASSUMED game data (not confirmed) behind some rows: " + "; ".join(assumed)))
-    write_blocks(blocks, {"overview": {"headers": OVERVIEW_HEADERS, "rows": rows}, "runs": summaries}, out_dir,
+        blocks.insert(3, Paragraph("ASSUMED game data (not confirmed) behind some rows: " + "; ".join(assumed)))
+    write_blocks(blocks, {"verdict": {"sentences": sentences, "tone": colour},
+                          "thresholds": vars(thresholds()),
+                          "overview": {"headers": OVERVIEW_HEADERS, "rows": rows}, "runs": summaries}, out_dir,
                  stem="index")
     return out_dir, rows

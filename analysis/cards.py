@@ -14,7 +14,11 @@ usual G/(G-1) small-cluster factor, G = games):
     V = G/(G-1) * sum_g (sum_s x~_gs e_gs)^2 / (sum x~^2)^2,   e = y~ - delta x~.
 
 p is the two-sided z-test of delta = 0; q is the Benjamini-Hochberg adjustment over the cards;
-a card is flagged when q < 1 - confidence (5% false discoveries among the flagged at 95%).
+a card is *significant* when q < 1 - confidence (5% false discoveries among them at 95%), and
+*flagged* only when it is significant AND its change is larger than the practical threshold
+(``analysis.verdict``, 2 pp by default), its whole interval beyond it,: at 200,000 games nearly every card is significant, and
+that alone says nothing a designer can act on.  Each card's interval is also judged against the
+threshold (within / beyond / unsettled) with the games that would settle it.
 
 The hands are not in the results: they are dealt again from the run's seed and each game's
 index by the engine's own compiled deal (``Game.opening_hands``), exactly as ``balance replay``
@@ -37,7 +41,9 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
+from analysis.cells import seat_name, strategy_labels
 from analysis.summary import fixed_width, fmt_p, fmt_pp, games_phrase, strategies
+from analysis.verdict import flag, games_to_settle, judge, pp, stated, thresholds, tone
 from simcore.errors import BalanceError
 
 SLICE_ROWS = 1 << 20   # rows of results collected at a time
@@ -46,7 +52,8 @@ TABLE_ALL = 24         # reports list every card up to this many, else the top a
 TABLE_ENDS = 10        # ... this many at each end, plus every flagged card
 
 SCHEMA = {"card": pl.String, "copies": pl.Int64, "games_held": pl.Int64, "delta": pl.Float64,
-          "ci_low": pl.Float64, "ci_high": pl.Float64, "p": pl.Float64, "q": pl.Float64, "flagged": pl.Boolean}
+          "ci_low": pl.Float64, "ci_high": pl.Float64, "p": pl.Float64, "q": pl.Float64, "significant": pl.Boolean,
+          "flagged": pl.Boolean, "judgement": pl.String, "games_to_settle": pl.Int64}
 
 
 def run_setup(meta: dict):
@@ -152,9 +159,17 @@ def card_strength(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEF
     tested = [r for r in out if r["p"] is not None]
     for r, q in zip(tested, stats.benjamini_hochberg([r["p"] for r in tested])):
         r["q"] = q
+    limit = thresholds().card_pp / 100
     for r in out:
         r.setdefault("q", None)
-        r["flagged"] = r["q"] is not None and r["q"] < 1 - confidence
+        r["significant"] = r["q"] is not None and r["q"] < 1 - confidence
+        r["flagged"] = flag(r["delta"], (r["ci_low"], r["ci_high"]), r["q"], limit, 1 - confidence)
+        if r["delta"] is None:
+            r["judgement"], r["games_to_settle"] = None, None
+        else:
+            interval = (r["ci_low"], r["ci_high"])
+            r["judgement"] = judge(r["delta"], interval, limit)
+            r["games_to_settle"] = games_to_settle(r["delta"], interval, rows, limit)
     return pl.DataFrame(out, schema=SCHEMA).sort("delta", descending=True, nulls_last=True).lazy()
 
 
@@ -163,34 +178,47 @@ def card_strength(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEF
 # --------------------------------------------------------------------------------------------
 
 def lineup_phrase(meta: dict) -> str:
-    names = strategies(meta)
+    names = strategy_labels(meta)
     return f"all {names[0]}" if len(set(names)) == 1 else ", ".join(names)
 
 
 def method_note(table: pl.DataFrame, games: int, confidence: float = stats.DEFAULT_CONFIDENCE) -> str:
     level = round(100 * confidence)
     tested = table["p"].is_not_null().sum()
+    limit = thresholds().card_pp
     note = (f"Change in a seat's win share when the card is in its opening hand (the first deal), in "
             f"percentage points: a regression of win share on the card with a fixed effect per seat, so seat "
             f"order is controlled for; {level}% intervals and z-test p-values with standard errors clustered "
             f"by game ({games_phrase(games)}); q is the Benjamini–Hochberg adjustment over the {tested} cards "
-            f"tested, and a card is flagged when q < {1 - confidence:.2g}. Each card is measured as dealt (with "
-            "what it displaces from the hand), under the strategies of this run.")
+            f"tested. A card is flagged only when it is both sure (q < {1 - confidence:.2g}) and larger than "
+            f"±{limit:g} pp, its whole interval beyond it; 'settled' says whether its interval lies wholly inside or wholly beyond ±{limit:g} pp, "
+            "and an unsettled card shows about how many games would settle it. Each card is measured as dealt "
+            "(with what it displaces from the hand), under the strategies of this run.")
     if (table["copies"] > 1).any():
         several = ", ".join(table.filter(pl.col("copies") > 1)["card"].to_list())
         note += f" Cards printed more than once ({several}): the change per copy held."
     return note
 
 
+JUDGEMENT_WORDS = {"within": "under the threshold", "beyond": "beyond the threshold", None: ""}
+
+
+def _settled(row: dict) -> str:
+    if row["judgement"] == "unsettled":
+        need = row["games_to_settle"]
+        return f"unsettled (~{need:,} games)" if need else "unsettled"
+    return JUDGEMENT_WORDS.get(row["judgement"], "")
+
+
 def _cells(row: dict) -> list[str]:
     if row["delta"] is None:
-        return [row["card"], str(row["copies"]), f"{row['games_held']:,}", "n/a (never varied)", "n/a", "n/a", ""]
+        return [row["card"], str(row["copies"]), f"{row['games_held']:,}", "n/a (never varied)", "n/a", "n/a", "", ""]
     return [row["card"], str(row["copies"]), f"{row['games_held']:,}",
             fmt_pp(100 * row["delta"], [100 * row["ci_low"], 100 * row["ci_high"]], unit=""),
-            fmt_p(row["p"]), fmt_p(row["q"]), "FLAGGED" if row["flagged"] else ""]
+            fmt_p(row["p"]), fmt_p(row["q"]), _settled(row), "FLAGGED" if row["flagged"] else ""]
 
 
-HEADERS = ["card", "copies", "seat-hands holding it", "change pp [95% CI]", "p", "q (BH)", "flag"]
+HEADERS = ["card", "copies", "seat-hands holding it", "change pp [95% CI]", "p", "q (BH)", "settled?", "flag"]
 
 
 def table_rows(table: pl.DataFrame, every: bool = True) -> tuple[list[list[str]], int]:
@@ -203,18 +231,62 @@ def table_rows(table: pl.DataFrame, every: bool = True) -> tuple[list[list[str]]
     return [_cells(rows[i]) for i in keep], len(rows) - len(keep)
 
 
+def verdict(table: pl.DataFrame | list[dict], games: int) -> dict:
+    """At most two sentences: which cards are out of line (flagged), by how much, and how many
+    games would settle the unsettled ones.  ``sentences``, ``tone``, ``judgement``, ``note``."""
+    rows = table.to_dicts() if isinstance(table, pl.DataFrame) else list(table)
+    measured = [r for r in rows if r["delta"] is not None]
+    limit = thresholds().card_pp
+    flagged = sorted((r for r in measured if r["flagged"]), key=lambda r: -abs(r["delta"]))
+    unsettled = [r for r in measured if r["judgement"] == "unsettled"]
+
+    def said(r):
+        return f"{r['card']} {pp(100 * r['delta'], [100 * r['ci_low'], 100 * r['ci_high']])}"
+
+    if flagged:
+        shown = "; ".join(said(r) for r in flagged[:3]) + (f" and {len(flagged) - 3} more" if len(flagged) > 3 else "")
+        first = (f"{len(flagged)} of {len(measured)} cards {'is' if len(flagged) == 1 else 'are'} out of line "
+                 f"(sure to move their holder's win share by more than ±{limit:g} pp): {shown}.")
+    elif measured:
+        top = max(measured, key=lambda r: abs(r["delta"]))
+        first = (f"No card is out of line: none is sure to move its holder's win share by ±{limit:g} pp or more; "
+                 f"the largest change is {said(top)}.")
+    else:
+        first = "No card varied between the hands dealt, so none could be measured."
+    sentences = [first]
+    if unsettled:
+        need = sorted(r["games_to_settle"] for r in unsettled if r["games_to_settle"])
+        if len(need) == 1:
+            settle = f": about {need[0]:,} games would settle it (this run has {games:,})."
+        elif need:
+            half = need[(len(need) - 1) // 2]
+            settle = (f": about {half:,} games would settle half of them and {need[-1]:,} all (the closer a card is "
+                      f"to ±{limit:g} pp, the more it takes; this run has {games:,}).")
+        else:
+            settle = "."
+        sentences.append(f"{len(unsettled)} {'is' if len(unsettled) == 1 else 'are'} unsettled (the interval "
+                         f"straddles ±{limit:g} pp){settle}")
+    outcome = "beyond" if flagged else ("unsettled" if unsettled else "within")
+    return {"sentences": sentences, "tone": tone(outcome), "judgement": outcome, "note": stated("card_pp"),
+            "flagged": [r["card"] for r in flagged], "unsettled": [r["card"] for r in unsettled],
+            "games_to_settle": max((r["games_to_settle"] or 0 for r in unsettled), default=0) or None}
+
+
 def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:
     head = (f"Card strength: {meta.get('title', meta['game'])} ({meta['game']}), {meta['players']} players, "
             f"{games_phrase(games)}, seed {meta.get('seed')}, {lineup_phrase(meta)}")
     rows, _ = table_rows(table)
-    flagged = table["flagged"].sum()
-    return "\n".join([head, "", method_note(table, games), "", *fixed_width(HEADERS, rows), "",
-                      f"{flagged} of {table.height} cards flagged (Benjamini–Hochberg q < 0.05)"])
+    found = verdict(table, games)
+    return "\n".join([head, "", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})", "",
+                      method_note(table, games), "", *fixed_width(HEADERS, rows), "",
+                      f"{table['flagged'].sum()} of {table.height} cards flagged (BH q < 0.05 and the interval "
+                      f"beyond ±{thresholds().card_pp:g} pp); {table['significant'].sum()} significant"])
 
 
 def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
-    """Sorted horizontal bars of the change in win share (pp) with 95% whiskers; flagged cards
-    in colour."""
+    """Every card's change in win share (pp), strongest first, as columns with 95% whiskers: wide
+    and low, so a whole deck fits one screen; flagged cards in colour, the band of changes under
+    the card threshold shaded."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
@@ -226,21 +298,25 @@ def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
     high = 100 * shown["ci_high"].to_numpy() - delta
     flagged = shown["flagged"].to_numpy()
     colours = np.where(flagged, np.where(delta > 0, "#e45756", "#4c78a8"), "#bab0ac")
-    figure = Figure(figsize=(8, 1.9 + 0.24 * max(shown.height, 1)), layout="constrained")
+    limit = thresholds().card_pp
+    many = shown.height > 24
+    figure = Figure(figsize=(10.5 if many else 8.5, 4.8 if many else 4.4), layout="constrained")
     axes = figure.add_subplot()
-    y = np.arange(shown.height)
-    axes.barh(y, delta, color=colours, height=0.7, xerr=np.vstack([low, high]), capsize=2, ecolor="0.25",
-              error_kw={"linewidth": 0.8})
-    axes.axvline(0, color="0.3", linewidth=1)
-    axes.set_yticks(y, shown["card"].to_list(), fontsize=8)
-    axes.set_ylim(shown.height - 0.5, -0.5)  # strongest on top
-    axes.set_ylabel("card (sorted by change)")
-    axes.set_xlabel("change in win share when in the opening hand (pp)")
-    axes.grid(axis="x", alpha=0.3)
-    figure.legend(handles=[Patch(color="#e45756", label="flagged, stronger (BH q < 0.05)"),
-                           Patch(color="#4c78a8", label="flagged, weaker (BH q < 0.05)"),
-                           Patch(color="#bab0ac", label="not flagged; whiskers: 95% CI")],
-                  loc="outside lower center", ncols=3, fontsize=8)
+    x = np.arange(shown.height)
+    axes.bar(x, delta, color=colours, width=0.75, yerr=np.vstack([low, high]), capsize=1.5 if many else 3,
+             ecolor="0.25", error_kw={"linewidth": 0.8})
+    axes.axhline(0, color="0.3", linewidth=1)
+    axes.axhspan(-limit, limit, color="#54a24b", alpha=0.12, linewidth=0)
+    axes.set_xticks(x, shown["card"].to_list(), rotation=90, fontsize=7 if many else 8)
+    axes.set_xlim(-0.6, shown.height - 0.4)
+    axes.set_xlabel("card, strongest first")
+    axes.set_ylabel("change in win share in the opening hand (pp)")
+    axes.grid(axis="y", alpha=0.3)
+    figure.legend(handles=[Patch(color="#e45756", label=f"flagged, stronger (sure, beyond +{limit:g} pp)"),
+                           Patch(color="#4c78a8", label=f"flagged, weaker (sure, beyond −{limit:g} pp)"),
+                           Patch(color="#bab0ac", label="not flagged; whiskers: 95% CI"),
+                           Patch(color="#54a24b", alpha=0.25, label=f"under ±{limit:g} pp: not out of line")],
+                  loc="outside lower center", ncols=4 if many else 2, fontsize=8, frameon=False)
     figure.suptitle("Card strength: change in win share when in the opening hand", fontsize=13, fontweight="bold")
     axes.set_title(f"{meta.get('title', meta['game'])} · {meta['players']} players · {lineup_phrase(meta)} · "
                    f"{games_phrase(games)} · seat-controlled", fontsize=9, color="0.3")
@@ -248,19 +324,33 @@ def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
 
 
 def card_blocks(table: pl.DataFrame, meta: dict, games: int, prefix: str = "", level: int = 2,
-                every: bool = False) -> list:
+                every: bool = False, lead: bool = False) -> list:
     """The report section: a heading, the method, the table and the chart."""
     from analysis.page import Heading, Image, Paragraph, Table
 
+    from analysis.page import Verdict
+
     rows, left_out = table_rows(table, every)
-    blocks = [Heading(level, f"Card strength ({games_phrase(games)})"), Paragraph(method_note(table, games)),
-              Table(HEADERS, rows)]
+    found = verdict(table, games)
+    blocks = [Heading(level, f"Card strength ({games_phrase(games)})"),
+              Verdict(found["sentences"], found["note"], found["tone"], "Cards"),
+              Image(f"{prefix}card-strength.png", chart_alt(table, found), strength_chart(table, meta, games),
+                    lead=lead),
+              Paragraph(method_note(table, games)), Table(HEADERS, rows)]
     if left_out:
         blocks.append(Paragraph(f"The table shows the {TABLE_ENDS} strongest and {TABLE_ENDS} weakest cards and "
                                 f"every flagged one; the chart shows all {table.height}."))
-    blocks.append(Image(f"{prefix}card-strength.png", "Card strength: change in win share when in the opening "
-                        "hand, with 95% intervals", strength_chart(table, meta, games)))
     return blocks
+
+
+def chart_alt(table: pl.DataFrame, found: dict) -> str:
+    measured = table.filter(pl.col("delta").is_not_null())
+    if measured.height == 0:
+        return "Card strength: no card could be measured"
+    top, bottom = measured.row(0, named=True), measured.row(measured.height - 1, named=True)
+    return (f"Card strength: change in win share when in the opening hand, with 95% intervals, for {measured.height} "
+            f"cards; strongest {top['card']} {100 * top['delta']:+.1f} pp, weakest {bottom['card']} "
+            f"{100 * bottom['delta']:+.1f} pp; {len(found['flagged'])} flagged")
 
 
 def report_section(frame: pl.LazyFrame, meta: dict, prefix: str, level: int) -> tuple[list, list[dict] | None]:
@@ -301,14 +391,21 @@ def write(table: pl.DataFrame, meta: dict, games: int, out: str | Path) -> Path:
     """``cards.md`` (+ the chart PNG), a self-contained ``cards.html`` and ``summary.json`` in ``out``."""
     from analysis.page import Heading, Items, write_blocks
 
+    from analysis.page import Image, Paragraph, Table, Verdict
+
     title = f"Card strength: {meta.get('title', meta['game'])}, {meta['players']} players"
     about = Items([f"game: {meta.get('title', meta['game'])} ({meta['game']})", f"players: {meta['players']}",
-                   "strategies: " + "; ".join(f"seat {s}: {n}" for s, n in enumerate(strategies(meta))),
+                   "strategies: " + "; ".join(f"{seat_name(s)}: {n}" for s, n in enumerate(strategy_labels(meta))),
                    f"variant: {meta['variant'].get('name', 'default')}", f"seed: {meta.get('seed')}",
                    f"games: {games:,}", f"version: {meta.get('version')}"])
-    blocks = [Heading(1, title), about] + card_blocks(table, meta, games, every=True)
+    found = verdict(table, games)
+    rows, _ = table_rows(table, every=True)
+    blocks = [Heading(1, title), Verdict(found["sentences"], found["note"], found["tone"]),
+              Image("card-strength.png", chart_alt(table, found), strength_chart(table, meta, games), lead=True),
+              about, Paragraph(method_note(table, games)), Table(HEADERS, rows)]
     document = {"game": meta["game"], "players": meta["players"], "games": games, "seed": meta.get("seed"),
-                "strategies": strategies(meta), "variant": meta["variant"], "cards": table.to_dicts()}
+                "strategies": strategies(meta), "strategy_labels": strategy_labels(meta), "variant": meta["variant"],
+                "thresholds": {"card_pp": thresholds().card_pp}, "verdict": found, "cards": table.to_dicts()}
     return write_blocks(blocks, document, out, stem="cards")
 
 

@@ -79,10 +79,48 @@ def strategies(meta: dict) -> list[str]:
     return [str(named[seat]) if seat < len(named) else "?" for seat in range(players)]
 
 
-def seat_labels(meta: dict) -> list[str]:
-    """Human seat names, numbered from 0 as in RULINGS.md: ``"seat 0 (heuristic)"``.
+def seat_name(seat: int) -> str:
+    """How a page names a seat: ``seat 1`` … ``seat N``, seat 1 the player who leads or starts
+    first.  (Column ``share_0`` and the JSON field ``seat: 0`` are that seat's index.)"""
+    return f"seat {int(seat) + 1}"
 
-    Accepts the metadata or a summary (both carry ``players`` and ``strategies``).
-    Seat 0 is column ``score_0``/``share_0``, the player who leads / starts first.
-    """
-    return [f"seat {seat} ({name})" for seat, name in enumerate(strategies(meta))]
+
+def seat_list(seats) -> str:
+    """``seat 1``, ``seats 2–4`` or ``seats 1, 3``: several seat indices as a page names them."""
+    seats = sorted(int(s) for s in seats)
+    if len(seats) == 1:
+        return seat_name(seats[0])
+    if seats == list(range(seats[0], seats[-1] + 1)) and len(seats) > 2:
+        return f"seats {seats[0] + 1}–{seats[-1] + 1}"
+    return "seats " + ", ".join(str(s + 1) for s in seats)
+
+
+def strategy_label(game: str | None, name: str) -> str:
+    """A strategy by name with the parameters it plays with (``search (d=24, p=1, ...)``,
+    ``cautious (P=0.25)``), as the game's strategies module describes it; the bare name for a
+    plug-in, an unknown game or a strategy without parameters."""
+    from simcore.game import GAMES, get_game
+
+    if game not in GAMES:
+        return str(name)
+    try:
+        return get_game(game).strategy_label(name)
+    except Exception:  # noqa: BLE001 (a label must never stop a report)
+        return str(name)
+
+
+def strategy_labels(meta: dict) -> list[str]:
+    """``strategy_label`` of every seat's strategy."""
+    return [strategy_label(meta.get("game"), name) for name in strategies(meta)]
+
+
+def symmetric(meta: dict) -> bool:
+    """Every seat plays the same strategy: only then do seat differences measure seat order."""
+    return len(set(strategies(meta))) == 1
+
+
+def seat_labels(meta: dict) -> list[str]:
+    """Human seat names, ``"seat 1 (heuristic)"`` … ``"seat N (...)"``; seat 1 (column
+    ``score_0``/``share_0``) is the player who leads / starts first.  Accepts the metadata or a
+    summary (both carry ``players`` and ``strategies``)."""
+    return [f"{seat_name(seat)} ({name})" for seat, name in enumerate(strategy_labels(meta))]

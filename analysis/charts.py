@@ -36,12 +36,16 @@ UNIT = re.compile(r"\([^()]+\)")
 
 
 def label_problems(figure: Figure) -> list[str]:
-    """What a chart lacks of the house rules, empty when nothing: a title; on every plot both
-    axes labelled and at least one of them (the value axis) with its unit in parentheses; a
-    colour bar labelled with its unit.  The tests run every chart through this."""
+    """What a chart lacks of the house rules, empty when nothing: a title; no legend inside a plot
+    (it would cover data); on every plot both axes labelled and at least one of them (the value
+    axis) with its unit in parentheses; a colour bar labelled with its unit.  The tests run every
+    chart through this."""
     problems = []
     if not (figure.get_suptitle() or any(axes.get_title() for axes in figure.axes)):
         problems.append("no title")
+    # a legend inside a plot can cover the data: legends go outside it (figure.legend(loc="outside ..."))
+    problems += [f"plot {number}: a legend inside the plot" for number, axes in enumerate(figure.axes)
+                 if axes.get_legend() is not None]
     for number, axes in enumerate(figure.axes):
         if getattr(axes, "_colorbar", None) is not None:
             label = axes.get_ylabel() or axes.get_xlabel()
@@ -66,7 +70,13 @@ def _titled(figure: Figure, axes, title: str, summary: dict) -> None:
 
 
 def win_share_chart(summary: dict) -> bytes:
-    """Win share per seat with 95% Wilson error bars and a dashed line at the fair share 1/N."""
+    """Win share per seat with 95% Wilson error bars, a dashed line at the fair share 1/N and, for a
+    line-up of one strategy, the band of shares that count as fair (the seat threshold); the
+    legend sits below the plot, clear of the bars."""
+    import textwrap
+
+    from analysis.verdict import thresholds
+
     seats = summary["seats"]
     shares = np.array([100 * s["win_share"] for s in seats])
     low = np.array([100 * s["win_share_ci"][0] for s in seats])
@@ -74,20 +84,25 @@ def win_share_chart(summary: dict) -> bytes:
     figure = Figure(figsize=(7.5, 4.6), layout="constrained")
     axes = figure.add_subplot()
     positions = np.arange(len(seats))
+    fair = 100.0 / summary["players"]
+    limit = thresholds().seat_pp
+    if summary.get("lineup", "symmetric") == "symmetric":
+        axes.axhspan(fair - limit, fair + limit, color="#54a24b", alpha=0.15, linewidth=0,
+                     label=f"counts as fair (within ±{limit:g} pp)")
     axes.bar(positions, shares, color="#4c78a8", width=0.6,
              yerr=np.vstack([shares - low, high - shares]), capsize=6, ecolor="black",
              label="win share (95% CI)")
-    fair = 100.0 / summary["players"]
     axes.axhline(fair, color="#e45756", linestyle="--", linewidth=1.5,
-                 label=f"equal share 1/{summary['players']} = {fair:.2f}%")
+                 label=f"fair share 1/{summary['players']} = {fair:.2f}%")
     for x, share, top in zip(positions, shares, high):
         axes.annotate(f"{share:.2f}%", (x, top), xytext=(0, 3), textcoords="offset points",
                       ha="center", va="bottom", fontsize=9)
-    axes.set_xticks(positions, [f"seat {s['seat']}\n{s['strategy']}" for s in seats])
-    axes.set_xlabel("seat (0 leads first) and strategy")
+    names = [textwrap.shorten(s.get("strategy_label", s["strategy"]), 28, placeholder="…") for s in seats]
+    axes.set_xticks(positions, [f"seat {s['seat'] + 1}\n{name}" for s, name in zip(seats, names)])
+    axes.set_xlabel("seat (seat 1 plays first) and strategy")
     axes.set_ylabel("win share (%)")
-    axes.set_ylim(0, max(high.max(), fair) * 1.18)
-    axes.legend(loc="lower right", fontsize=8)
+    axes.set_ylim(0, max(high.max(), fair + limit) * 1.18)
+    figure.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
     axes.grid(axis="y", alpha=0.3)
     _titled(figure, axes, "Win share by seat", summary)
     return _png(figure)
@@ -132,12 +147,13 @@ def score_chart(counts: pl.DataFrame, summary: dict, max_bins: int = 60) -> byte
         mean = info["mean_score"]
         axes.stairs(high, edges, baseline=low, fill=True, color=colour, alpha=0.2, linewidth=0)
         axes.stairs(values, edges, color=colour, linewidth=1.8,
-                    label=f"seat {seat} ({info['strategy']}), mean {mean:.2f}")
+                    label=f"seat {seat + 1} ({info.get('strategy_label', info['strategy'])}), mean {mean:.2f}")
         axes.axvline(mean, color=colour, linestyle="--", linewidth=1, alpha=0.8)
     axes.set_xlabel("final score (points)")
     axes.set_ylabel("games (%)" if width == 1 else f"games per {width}-point bin (%)")
     axes.set_ylim(bottom=0)
-    axes.legend(fontsize=8, title="dashed: mean score; shaded: 95% interval", title_fontsize=8)
+    figure.legend(loc="outside right upper", fontsize=8, title="dashed: mean score\nshaded: 95% interval",
+                  title_fontsize=8, frameon=False)
     axes.grid(alpha=0.3)
     _titled(figure, axes, "Final score distribution by seat", summary)
     return _png(figure)

@@ -15,7 +15,8 @@ keep to sigma, and measures that claim on fresh dice:
 3. **Checking.** On a second, independent set of rounds (another seed), the others declare by
    sigma and the same rounds are replayed with the first seat declaring each count in turn: the
    gain of every declaration over playing sigma gets a 95% interval over rounds.  The policy
-   *holds* when no declaration's upper bound exceeds PRACTICAL_GAIN points per round, *fails*
+   *holds* when no declaration's upper bound exceeds the practical gain (``analysis.verdict``:
+   thresholds().gain_points, 0.05 points per round unless balance.toml says otherwise), *fails*
    when one's lower bound does, and is *unsettled* otherwise (more rounds would tell).  The EV
    player's declaration (strategies/sky_city.py, which models the others as uniform declarers)
    is one of the rows measured.
@@ -35,7 +36,6 @@ from simcore.errors import BalanceError
 DEFAULT_ROUNDS = 10_000  # per payoff cell (own declaration x the others' multiset)
 CHECK_ROUNDS = 50_000  # for the deviation check
 ITERATIONS = 20_000  # fictitious play steps
-PRACTICAL_GAIN = 0.05  # points per round: a deviation gaining less is not worth a player's attention
 CHECK_SEED_OFFSET = 0x5EED  # the checking rounds use another seed than the payoff table
 
 
@@ -167,13 +167,21 @@ def equilibria(setup, rounds: int = DEFAULT_ROUNDS, check_rounds: int = CHECK_RO
 
 
 def status(gains: list[dict]) -> str:
-    """"holds": no declaration gains more than PRACTICAL_GAIN (every upper 95% bound below it);
+    """"holds": no declaration gains more than the practical gain (every upper 95% bound below it);
     "fails": some declaration gains more (its lower bound above it); "unsettled" otherwise."""
-    if any(g["ci"][0] > PRACTICAL_GAIN for g in gains):
+    gain = practical_gain()
+    if any(g["ci"][0] > gain for g in gains):
         return "fails"
-    if all(g["ci"][1] <= PRACTICAL_GAIN for g in gains):
+    if all(g["ci"][1] <= gain for g in gains):
         return "holds"
     return "unsettled"
+
+
+def practical_gain() -> float:
+    """Points per round a deviation must gain to matter (the ``gain_points`` threshold)."""
+    from analysis.verdict import thresholds
+
+    return thresholds().gain_points
 
 
 def _mean_ci(values: np.ndarray) -> list[float]:
@@ -213,7 +221,7 @@ def note(rounds: int, check_rounds: int, players: int) -> str:
             f"the same dice in every cell); solved by fictitious play. Checked on {check_rounds:,} fresh rounds "
             f"(another seed): the others declare by the policy and each declaration is replayed on the same dice; "
             f"'best deviation' is the declaration that gains most over playing the policy there. 'holds': no "
-            f"declaration gains more than {PRACTICAL_GAIN} points per round (every upper 95% bound below it); "
+            f"declaration gains more than {practical_gain():g} points per round (every upper 95% bound below it); "
             f"'fails': one does (its lower bound above it); 'unsettled': more rounds would tell. The EV player models the others as uniform declarers; its row says "
             f"what its declaration gains or loses against players who keep to the equilibrium.")
 

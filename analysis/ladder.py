@@ -21,6 +21,7 @@ import numpy as np
 
 from analysis.summary import SHARE_UNITS, fixed_width, fmt_p, games_phrase, variant_info
 from analysis.tournament import check_out_dir, clustered_rate
+from analysis.verdict import judge, stated, thresholds
 from simcore.errors import BalanceError
 
 DEFAULT_GAMES = 8_000  # per rung: 2,000 deals x 4 seats at 4 players
@@ -36,7 +37,8 @@ def seatings(hero: str, field: str, players: int) -> list[list[str]]:
     return [[hero if seat == s else field for seat in range(players)] for s in range(players)]
 
 
-def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int, threads, advance) -> np.ndarray:
+def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int, threads, advance,
+              announce: bool = False) -> np.ndarray:
     """The hero's win share in each deal, averaged over its seats (float64[deals])."""
     from simcore.driver import run_games
 
@@ -45,7 +47,7 @@ def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int
     for seat, names in enumerate(seatings(hero, field, players)):
         lineup = game.lineup(names, players)
         frame = run_games(game, setup, lineup, variant, seed, deals, threads=threads, progress=False,
-                          keep_frame=True).frame
+                          keep_frame=True, announce=announce).frame
         share = frame[f"share_{seat}"].to_numpy().astype(np.float64)
         per_deal += np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k
         advance(deals)
@@ -80,7 +82,7 @@ def run_ladder(game_name: str, players: int, games: int = DEFAULT_GAMES, seed: i
     with _progress(progress, deals * players * (len(rungs) - 1), f"{game.name} {players}p ladder") as advance:
         for below, hero in zip(rungs, rungs[1:]):
             t0 = time.perf_counter()
-            per_deal = play_rung(game, setup, variant, hero, below, deals, seed, threads, advance)
+            per_deal = play_rung(game, setup, variant, hero, below, deals, seed, threads, advance, announce=progress)
             rate = clustered_rate(per_deal * players, players, fair)
             steps.append({"hero": hero, "field": below, "games": deals * players, "deals": deals,
                           "win_share": rate["rate"], "ci": rate["ci"], "fair_share": fair,
@@ -88,7 +90,13 @@ def run_ladder(game_name: str, players: int, games: int = DEFAULT_GAMES, seed: i
                           "beats_field": rate["ci"][0] > fair,
                           "seconds": round(time.perf_counter() - t0, 3)})
     seconds = time.perf_counter() - started
+    limit = thresholds().seat_pp
+    for step in steps:
+        step["hero_label"], step["field_label"] = game.strategy_label(step["hero"]), game.strategy_label(step["field"])
+        interval = [100 * (v - fair) for v in step["ci"]]
+        step["judgement"] = judge(step["edge_pp"], interval, limit)
     doc = {"game": game.name, "title": game.title, "players": players, "seed": seed, "rungs": rungs,
+           "rung_labels": [game.strategy_label(name) for name in rungs], "thresholds": {"seat_pp": limit},
            "games_per_rung": deals * players, "deals": f"game indices 0..{deals - 1} of seed {seed}, every seating",
            "variant": variant_info({"variant": variant.to_dict()}), "version": __version__,
            "steps": steps, "seconds": round(seconds, 3)}
@@ -103,7 +111,14 @@ def verdict(doc: dict) -> list[str]:
     if not failed:
         top = doc["steps"][-1]
         first = f"Every rung beats the one below: each player's 95% interval of win share lies above the fair {fair:.1f}%."
-        return [first, f"At the top, {top['hero']} wins {_pct(top)} against a field of {top['field']}."]
+        out = [first, f"At the top, {top['hero']} wins {_pct(top)} against a field of {top['field']}."]
+        small = [s for s in doc["steps"] if s.get("judgement") == "within"]
+        if small:
+            limit = doc.get("thresholds", {}).get("seat_pp", thresholds().seat_pp)
+            out.append(f"The step{'s' if len(small) > 1 else ''} from "
+                       + ", ".join(f"{s['field']} to {s['hero']} ({s['edge_pp']:+.1f} pp)" for s in small)
+                       + f" {'is' if len(small) == 1 else 'are'} real but under the {limit:g} pp that matters in play.")
+        return out
     names = ", ".join(f"{s['hero']} over {s['field']} ({_pct(s)})" for s in failed)
     return [f"Not every rung is measurably stronger than the one below: {names} "
             f"{'is' if len(failed) == 1 else 'are'} not above the fair {fair:.1f}% with 95% confidence.",
@@ -116,14 +131,16 @@ def _pct(step: dict) -> str:
 
 
 def table(doc: dict) -> tuple[list[str], list[list[str]]]:
-    headers = ["rung", "player", "against a field of", "games", "win share % [95% CI]", "fair %", "edge pp", "p",
-               "beats the rung below"]
+    headers = ["rung", "player", "against a field of", "games", "win share % [95% CI]", "fair %", "edge pp [95% CI]",
+               "p", "beats the rung below"]
     rows = []
     for k, s in enumerate(doc["steps"], start=1):
         low, high = s["ci"]
-        rows.append([str(k), s["hero"], s["field"], f"{s['games']:,}",
-                     f"{100 * s['win_share']:.2f} [{100 * low:.2f}, {100 * high:.2f}]", f"{100 * s['fair_share']:.1f}",
-                     f"{s['edge_pp']:+.2f}", fmt_p(s["p_value"]), "yes" if s["beats_field"] else "NO"])
+        fair = s["fair_share"]
+        rows.append([str(k), s.get("hero_label", s["hero"]), s.get("field_label", s["field"]), f"{s['games']:,}",
+                     f"{100 * s['win_share']:.2f} [{100 * low:.2f}, {100 * high:.2f}]", f"{100 * fair:.1f}",
+                     f"{s['edge_pp']:+.2f} [{100 * (low - fair):+.2f}, {100 * (high - fair):+.2f}]", fmt_p(s["p_value"]),
+                     "yes" if s["beats_field"] else "NO"])
     return headers, rows
 
 
@@ -163,22 +180,29 @@ def chart(doc: dict) -> bytes:
     axes.set_xlabel("win share of the one stronger player (%), 95% interval")
     axes.set_ylabel("rung (player vs the field below)")
     axes.set_xlim(0, max(fair * 2, float((values + error[1]).max()) * 1.15))
-    axes.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    figure.legend(loc="outside lower center", fontsize=8, frameon=False)
     axes.grid(axis="x", alpha=0.3)
     return _png(figure)
 
 
 def write_report(doc: dict, out: Path) -> Path:
     """``ladder.md`` (+ PNG), a self-contained ``ladder.html`` and ``summary.json``: verdict, chart, table."""
-    from analysis.page import Heading, Image, Paragraph, Table, write_blocks
+    from analysis.page import Heading, Image, Items, Paragraph, Table, Verdict, write_blocks
 
+    colour = "good" if all(s["beats_field"] for s in doc["steps"]) else "warn"
+    shares = ", ".join(f"{s['hero']} {100 * s['win_share']:.1f}%" for s in doc["steps"])
+    labelled = [f"{name}: {label}" for name, label in zip(doc["rungs"], doc.get("rung_labels", doc["rungs"]))
+                if label != name]
     blocks = [Heading(1, f"Skill ladder: {doc['title']}, {doc['players']} players"),
-              Paragraph(" ".join(doc["verdict"])),
-              Image("ladder.png", "Win share of each rung's player against the rung below, with 95% intervals and "
-                                  "the fair share", chart(doc)),
+              Verdict(doc["verdict"][:3], "A rung beats the one below when its 95% interval lies above the fair share. "
+                      + stated("seat_pp"), colour),
+              Image("ladder.png", f"Win share of each rung's player against the rung below, with 95% intervals and "
+                                  f"the fair {100 / doc['players']:.1f}%: {shares}", chart(doc), lead=True),
               Table(*table(doc)),
               Paragraph(f"Each rung: one player of that rung against a field of the rung below, once in each seat on "
                         f"the same {doc['steps'][0]['deals']:,} deals ({doc['deals']}); the interval is clustered by "
                         f"deal. A rung beats the one below when its lower 95% bound is above the fair share 1/"
                         f"{doc['players']}. Variant {doc['variant']['name']}, version {doc['version']}.")]
+    if labelled:
+        blocks.append(Items(["strategies: " + "; ".join(labelled)]))
     return write_blocks(blocks, doc, out, stem="ladder")

@@ -68,6 +68,38 @@ class Image:
     filename: str
     alt: str
     png: bytes
+    lead: bool = False  # the chart that shows the verdict: kept small enough to sit above the fold
+
+    def __post_init__(self):
+        # square brackets would end a Markdown image's alt text early: intervals read (low, high) here
+        self.alt = self.alt.replace("[", "(").replace("]", ")")
+
+
+@dataclass
+class Verdict:
+    """The answer a page opens with: at most three plain sentences, the thresholds they were
+    judged against, and a tone ("good", "warn", "bad" or "info") that colours the box."""
+    sentences: list[str]
+    note: str = ""
+    tone: str = "info"
+    title: str = "Verdict"
+
+    def __post_init__(self):
+        if not 1 <= len(self.sentences) <= 3:
+            raise ValueError(f"a verdict is one to three sentences, not {len(self.sentences)}")
+        if self.tone not in ("good", "warn", "bad", "info"):
+            raise ValueError(f"unknown verdict tone {self.tone!r}")
+
+
+TONE_WORDS = {"good": "✓", "warn": "?", "bad": "✗", "info": "→"}
+
+
+@dataclass
+class Grid:
+    """A table whose cells carry a tone (``(text, tone)`` or plain text), e.g. the book's verdicts
+    per game and player count; a cell may be a Link."""
+    headers: list[str]
+    rows: list[list]
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,7 +136,28 @@ def render_markdown(blocks: list) -> str:
             out.append("\n".join(lines))
         elif isinstance(block, Image):
             out.append(f"![{block.alt}]({block.filename})")
+        elif isinstance(block, Verdict):
+            lines = [f"> **{TONE_WORDS[block.tone]} {block.title}:** " + " ".join(block.sentences)]
+            if block.note:
+                lines += [">", f"> *{block.note}*"]
+            out.append("\n".join(lines))
+        elif isinstance(block, Grid):
+            lines = ["| " + " | ".join(map(_md_cell, block.headers)) + " |",
+                     "|" + "|".join("---" for _ in block.headers) + "|"]
+            lines += ["| " + " | ".join(_md_cell(_grid_text(c)) for c in row) + " |" for row in block.rows]
+            out.append("\n".join(lines))
     return "\n\n".join(out) + "\n"
+
+
+def _grid_text(cell):
+    """A grid cell's text (a Link keeps its target), its tone's mark in front."""
+    if isinstance(cell, tuple):
+        text, tone = cell
+        mark = TONE_WORDS.get(tone, "")
+        if isinstance(text, Link):
+            return Link(f"{mark} {text}", text.href)
+        return f"{mark} {text}"
+    return cell
 
 
 CSS = """
@@ -120,7 +173,24 @@ td { font-variant-numeric: tabular-nums; }
            border-radius: 4px; }
 .warning strong { color: #c0392b; }
 figure { margin: 1rem 0; } img { max-width: 100%; height: auto; }
+figure.lead { margin: .6rem 0 1rem; } figure.lead img { max-height: 380px; width: auto; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+.verdict { border-left: 6px solid #4c78a8; background: #eef2f7; padding: .5rem 1rem; margin: .8rem 0;
+           border-radius: 4px; font-size: 1rem; }
+.verdict p { margin: .3rem 0; } .verdict .note { font-size: .85rem; color: #555; }
+.verdict-good { border-color: #2e7d32; background: #edf7ee; }
+.verdict-warn { border-color: #b7791f; background: #fdf6e3; }
+.verdict-bad { border-color: #c0392b; background: #fdecea; }
+td.tone-good { background: #edf7ee !important; } td.tone-warn { background: #fdf6e3 !important; }
+td.tone-bad { background: #fdecea !important; }
 """.strip()
+
+
+def _grid_cell(cell) -> str:
+    if isinstance(cell, tuple):
+        text, tone = cell
+        return f'<td class="tone-{tone}">{TONE_WORDS.get(tone, "")} {_html_cell(text)}</td>'
+    return f"<td>{_html_cell(cell)}</td>"
 
 
 def render_html(blocks: list, title: str) -> str:
@@ -139,11 +209,22 @@ def render_html(blocks: list, title: str) -> str:
         elif isinstance(block, Table):
             head = "".join(f"<th>{esc(h)}</th>" for h in block.headers)
             rows = "".join("<tr>" + "".join(f"<td>{_html_cell(c)}</td>" for c in row) + "</tr>" for row in block.rows)
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+            body.append(f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+        elif isinstance(block, Grid):
+            head = "".join(f"<th>{esc(h)}</th>" for h in block.headers)
+            rows = "".join("<tr>" + "".join(_grid_cell(c) for c in row) + "</tr>" for row in block.rows)
+            body.append(f'<div class="table-wrap"><table class="grid"><thead><tr>{head}</tr></thead>'
+                        f"<tbody>{rows}</tbody></table></div>")
         elif isinstance(block, Image):
             data = base64.b64encode(block.png).decode("ascii")
-            body.append(f'<figure><img src="data:image/png;base64,{data}" alt="{esc(block.alt)}"></figure>')
+            lead = ' class="lead"' if block.lead else ""
+            body.append(f'<figure{lead}><img src="data:image/png;base64,{data}" alt="{esc(block.alt)}"></figure>')
+        elif isinstance(block, Verdict):
+            body.append(f'<div class="verdict verdict-{block.tone}" role="note"><p><strong>{TONE_WORDS[block.tone]} '
+                        f"{esc(block.title)}:</strong> {esc(' '.join(block.sentences))}</p>"
+                        + (f'<p class="note">{esc(block.note)}</p>' if block.note else "") + "</div>")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             f"<title>{esc(title)}</title>\n<style>\n{CSS}\n</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 

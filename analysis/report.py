@@ -17,10 +17,11 @@ from typing import Sequence
 from analysis import cards
 from analysis import charts as charting
 from analysis import stats
-from analysis.page import (Alert, Heading, Image, Items, Link, Paragraph, Table,  # noqa: F401 (re-exported)
+from analysis.page import (Alert, Heading, Image, Items, Link, Paragraph, Table, Verdict,  # noqa: F401 (re-exported)
                            render_html, render_markdown, write_blocks)
 from analysis.summary import (Run, advantage_line, balance_line, event_table, fmt_p, fmt_pct_ci, fmt_pp,
-                              fmt_settings, games_phrase, load_runs, score_counts, seat_table, summarize)
+                              fmt_settings, games_phrase, load_runs, score_counts, seat_table, strength_table,
+                              summarize)
 from simcore.errors import BalanceError
 
 
@@ -43,9 +44,11 @@ def _run_labels(summaries: list[dict]) -> list[str]:
 
 
 def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], prefix: str,
-                level: int) -> list:
+                level: int, lead: bool = False) -> list:
+    """One run's sections.  With ``lead`` the win-share chart has already been shown under the
+    page's verdict, so it is not repeated."""
     variant = summary["variant"]
-    seats = "; ".join(f"seat {s['seat']}: {s['strategy']}" for s in summary["seats"])
+    seats = "; ".join(f"{s['name']}: {s['strategy_label']}" for s in summary["seats"])
     about = [
         f"game: {summary['title']} ({summary['game']})",
         f"players: {summary['players']}",
@@ -63,16 +66,20 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
     games = games_phrase(summary["games"])
     blocks += [
         Heading(level, f"Seats ({games})"),
-        Paragraph("Seat 0 leads or starts first. Win shares count a k-way tie as 1/k of a win for each "
+        Paragraph("Seat 1 leads or starts first. Win shares count a k-way tie as 1/k of a win for each "
                   "tied seat; intervals are 95% Wilson score intervals, mean scores carry 95% "
                   "normal-approximation intervals."),
         Table(*seat_table(summary)),
-        Items([advantage_line(summary), balance_line(summary)]),
     ]
+    if summary.get("strategy_strength"):
+        blocks += [Paragraph("The seats play different strategies, so their differences are strategy strength, "
+                             "not seat order: each strategy's seats pooled, against the fair share."),
+                   Table(*strength_table(summary))]
+    blocks.append(Items([advantage_line(summary), balance_line(summary)]))
     names = {"win-share": "Win share by seat", "scores": "Final score distribution by seat",
              "event-rates": "Rule event rates"}
-    blocks += [Image(f"{prefix}{stem}.png", names[stem], png)
-               for stem, png in charts.items() if stem != "event-rates"]
+    blocks += [Image(f"{prefix}{stem}.png", chart_alt(stem, summary) or names[stem], png)
+               for stem, png in charts.items() if stem != "event-rates" and not (lead and stem == "win-share")]
     if summary["events"]:
         blocks += [
             Heading(level, f"Rule events ({games})"),
@@ -82,13 +89,48 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
             Table(*event_table(summary)),
         ]
         if "event-rates" in charts:
-            blocks.append(Image(f"{prefix}event-rates.png", names["event-rates"], charts["event-rates"]))
+            blocks.append(Image(f"{prefix}event-rates.png", chart_alt("event-rates", summary), charts["event-rates"]))
     for figure in summary.get("figures", []):
         blocks.append(Heading(level, figure["title"]))
         if figure.get("note"):
             blocks.append(Paragraph(figure["note"]))
         blocks.append(Table(figure["headers"], figure["rows"]))
     return blocks
+
+
+def chart_alt(stem: str, summary: dict) -> str:
+    """Alt text that says what a chart shows, not just what it is."""
+    if stem == "win-share":
+        shares = ", ".join(f"{s['name']} {100 * s['win_share']:.1f}%" for s in summary["seats"])
+        return (f"Win share by seat with 95% intervals against the fair {100 / summary['players']:.1f}%: {shares}")
+    if stem == "scores":
+        means = ", ".join(f"{s['name']} {s['mean_score']:.1f}" for s in summary["seats"] if s["mean_score"] is not None)
+        return f"Final score distribution by seat with 95% bands; mean scores {means}"
+    if stem == "event-rates":
+        rates = ", ".join(f"{e['label']} {100 * e['rate']:.1f}% per {e['per']}" for e in summary["events"]
+                          if e["rate"] is not None)
+        return f"Rule event rates with 95% intervals: {rates}"
+    return ""
+
+
+def page_verdict(summary: dict, card_rows: list[dict] | None, skill: dict | None) -> Verdict:
+    """The report's opening: is it fair (or, for a mixed line-up, which strategy is stronger),
+    which card is out of line, and how much skill matters; at most three sentences."""
+    from analysis import verdict as judging
+
+    seat = judging.summary_verdict(summary)
+    sentences = list(seat["sentences"])
+    keys = ["seat_pp"]
+    outcomes = [seat["judgement"]] if seat["kind"] == "seat edge" else []
+    if card_rows is not None and len(sentences) < 3:
+        found = cards.verdict(card_rows, summary["games"])
+        sentences.append(found["sentences"][0])
+        keys.append("card_pp")
+        outcomes.append(found["judgement"])
+    if skill is not None and len(sentences) < 3:
+        sentences.append(skill["verdict"][0])
+    colour = judging.tone(*outcomes) if outcomes else "info"
+    return Verdict(sentences[:3], judging.stated(*keys), colour)
 
 
 def compare(summaries: list[dict], labels: list[str]) -> list[dict]:
@@ -113,7 +155,7 @@ def compare(summaries: list[dict], labels: list[str]) -> list[dict]:
     for summary, label in zip(summaries[1:], labels[1:]):
         if summary["players"] == base["players"]:
             for seat, seat0 in zip(summary["seats"], base["seats"]):
-                add(label, f"win share, seat {seat['seat']}",
+                add(label, f"win share, seat {seat['seat'] + 1}",
                     seat["wins"], summary["games"], seat0["wins"], base["games"],
                     seat["win_share_ci"], seat0["win_share_ci"])
         base_events = {e["column"]: e for e in base["events"]}
@@ -149,46 +191,84 @@ def _comparison_blocks(rows: list[dict], baseline: str) -> list:
 
 def build(runs: list[Run], skill: dict | None = None) -> tuple[list, dict]:
     """The page's blocks and the JSON document of all summaries (and comparisons); ``skill`` (a
-    skill profile of the game, analysis/skill.py) adds the "Skill and luck" section."""
+    skill profile of the game, analysis/skill.py) adds the "Skill and luck" section.
+
+    The page opens with its verdict and the chart that shows it (the first run's win shares);
+    the tables follow."""
+    from analysis import verdict as judging
+
     summaries = [summarize(run.frame, run.meta) for run in runs]
     first = summaries[0]
     several = len(runs) > 1
-    title = f"Balance report: {first['title']}"
-    blocks: list = [Heading(1, title)]
-    assumed = list(dict.fromkeys(note for s in summaries for note in s["assumed"]))
-    if assumed:
-        blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", assumed))
+    title = (f"Balance report: {first['title']}" if several
+             else f"Balance report: {first['title']}, {first['players']} players")
     labels = _run_labels(summaries) if several else [""]
-    if several:
-        blocks.append(Paragraph(f"{len(runs)} runs of {first['title']} ({first['game']}): "
-                                + "; ".join(labels) + "."))
+    sections, card_tables = [], []
     for number, (run, summary, label) in enumerate(zip(runs, summaries, labels), start=1):
         charts = charting.all_charts(summary, score_counts(run.frame, summary["players"]))
+        if number == 1:
+            lead = Image(f"{'run1-' if several else ''}win-share.png", chart_alt("win-share", summary),
+                         charts["win-share"], lead=True)
+        section: list = []
         if several:
-            blocks.append(Heading(2, label))
+            section.append(Heading(2, label))
         prefix, level = (f"run{number}-", 3) if several else ("", 2)
-        blocks += _run_blocks(summary, run.sources, charts, prefix, level)
+        section += _run_blocks(summary, run.sources, charts, prefix, level, lead=number == 1)
         if skill is not None and number == 1:
             from analysis.skill import blocks as skill_blocks
 
-            blocks += skill_blocks(skill, summary["title"], prefix, level)
+            section += skill_blocks(skill, summary["title"], prefix, level)
         if "trap_tallies" in run.meta:  # The Sky City of ALEA: the trap section
             from analysis.traps import report_blocks
 
-            blocks += report_blocks(run.meta, run.frame, prefix, level)
+            section += report_blocks(run.meta, run.frame, prefix, level)
         # the card games: how much each card in the opening hand is worth (analysis/cards.py)
         card_section, card_rows = cards.report_section(run.frame, run.meta, prefix, level)
-        blocks += card_section
+        section += card_section
+        card_tables.append(card_rows)
         if card_rows is not None:
             summary["card_strength"] = card_rows
-    document = {"runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
+        summary["verdict"] = judging.summary_verdict(summary)
+        sections.append(section)
+
+    if several:
+        rows = compare(summaries, labels)
+        sentences = [f"{label.split(':')[0].capitalize()}: {judging.short_verdict(s)[0]}."
+                     for s, label in zip(summaries, labels)][:2]
+        sentences.append(_comparison_sentence(rows, labels[0]))
+        opening = Verdict(sentences, judging.stated("seat_pp"), "info")
+    else:
+        rows = None
+        opening = page_verdict(first, card_tables[0], skill)
+    blocks: list = [Heading(1, title), opening, lead]
+    assumed = list(dict.fromkeys(note for s in summaries for note in s["assumed"]))
+    if assumed:
+        blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", assumed))
+    if several:
+        blocks.append(Paragraph(f"{len(runs)} runs of {first['title']} ({first['game']}): "
+                                + "; ".join(labels) + "."))
+    for section in sections:
+        blocks += section
+    document = {"verdict": {"sentences": opening.sentences, "note": opening.note, "tone": opening.tone},
+                "thresholds": vars(judging.thresholds()),
+                "runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
     if skill is not None:
         document["skill"] = skill
     if several:
-        rows = compare(summaries, labels)
         blocks += _comparison_blocks(rows, labels[0])
         document["comparison"] = rows
     return blocks, document
+
+
+def _comparison_sentence(rows: list[dict], baseline: str) -> str:
+    """The largest seat change between the runs, with its interval."""
+    seats = [r for r in rows if r["measure"].startswith("win share")]
+    if not seats:
+        return f"Nothing about the seats is comparable with {baseline.split(':')[0]}."
+    top = max(seats, key=lambda r: abs(r["difference"]))
+    low, high = (100 * v for v in top["difference_ci"])
+    return (f"The largest seat change against {baseline.split(':')[0]} is {top['run']}'s {top['measure']}: "
+            f"{100 * top['difference']:+.1f} pp [{low:+.1f}, {high:+.1f}].")
 
 
 def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str | Path,

@@ -7,8 +7,8 @@ heuristic and search for the card games.  Two kinds of figure, each with its 95%
 - **gaps**: one player of a tier among players of the tier below, once in each seat on the same
   deals (``analysis.ladder.play_rung``): its win share against the fair share 1/N.  A share far
   above 1/N means skill decides games; near 1/N, luck does.
-- **first-seat edge per tier**: every seat the same tier, seat 0's win share minus 1/N (Wilson
-  interval on seat 0's share).  Comparing tiers shows whether the rules or the players make
+- **first-seat edge per tier**: every seat the same tier, seat 1's win share minus 1/N (Wilson
+  interval on seat 1's share).  Comparing tiers shows whether the rules or the players make
   the seat advantage.
 
 Search tiers are slow, so they play ``search_games``; the others ``games``.  Each figure states
@@ -21,10 +21,10 @@ import numpy as np
 from analysis import stats
 from analysis.page import Heading, Image, Paragraph, Table
 from analysis.summary import SHARE_UNITS, fmt_p
+from analysis.verdict import stated, thresholds
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEARCH_GAMES = 4_000
-PRACTICAL_PP = 2.0  # a first-seat edge or a change in it under 2 percentage points counts as fair
 
 
 def tiers_of(game) -> list[str]:
@@ -51,20 +51,22 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     gaps, edges = [], []
     with _progress(progress, total, f"{game.name} {players}p skill") as advance:
         for below, hero in zip(tiers, tiers[1:]):
-            per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance)
+            per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance,
+                                 announce=progress)
             rate = clustered_rate(per_deal * players, players, fair)
             gaps.append({"hero": hero, "field": below, "games": deals[hero] * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
         for name in tiers:
             lineup = game.lineup([name] * players, players)
             frame = run_games(game, setup, lineup, variant, seed, count[name], threads=threads, progress=False,
-                              keep_frame=True).frame
+                              keep_frame=True, announce=progress).frame
             wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
             low, high = stats.wilson_interval(wins, count[name])
             edges.append({"tier": name, "games": count[name], "edge_pp": 100 * (wins / count[name] - fair),
                           "ci_pp": [100 * (low - fair), 100 * (high - fair)]})
             advance(count[name])
-    profile = {"tiers": tiers, "players": players, "seed": seed, "gaps": gaps, "first_seat_edge": edges}
+    profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
+               "seed": seed, "gaps": gaps, "first_seat_edge": edges}
     profile["verdict"] = verdict(profile)
     return profile
 
@@ -87,11 +89,12 @@ def verdict(profile: dict) -> list[str]:
     edges = profile["first_seat_edge"]
     low, high = edges[0], edges[-1]
     change = high["edge_pp"] - low["edge_pp"]
-    trend = ("about the same" if abs(change) < PRACTICAL_PP else
+    limit = thresholds().seat_pp
+    trend = ("about the same" if abs(change) < limit else
              "larger" if abs(high["edge_pp"]) > abs(low["edge_pp"]) else "smaller")
     listed = ", ".join(f"{_edge(e)} with {e['tier']} players" for e in edges[:-1])
     second = (f"The first seat's edge is {listed} and {_edge(high)} with {high['tier']} players: "
-              f"{trend} with skill from the weakest to the strongest tier (changes under {PRACTICAL_PP:g} pp count "
+              f"{trend} with skill from the weakest to the strongest tier (changes under {limit:g} pp count "
               f"as the same).")
     return [first, second]
 
@@ -112,11 +115,12 @@ def chart(profile: dict, title: str) -> bytes:
     error = np.array([[v - e["ci_pp"][0], e["ci_pp"][1] - v] for v, e in zip(values, edges)]).T
     axes.errorbar(values, y, xerr=error, fmt="o", color="#4c78a8", capsize=4)
     axes.axvline(0, color="0.4", linewidth=1)
-    axes.axvspan(-PRACTICAL_PP, PRACTICAL_PP, color="#54a24b", alpha=0.12, label=f"fair (within ±{PRACTICAL_PP:g} pp)")
+    limit = thresholds().seat_pp
+    axes.axvspan(-limit, limit, color="#54a24b", alpha=0.12, label=f"fair (within ±{limit:g} pp)")
     axes.set_yticks(y, [f"all {e['tier']}\n({e['games']:,} games)" for e in edges])
-    axes.set_xlabel(f"seat 0 win share − 1/{profile['players']} (percentage points), 95% interval")
+    axes.set_xlabel(f"seat 1 win share − 1/{profile['players']} (percentage points), 95% interval")
     axes.set_ylabel("skill tier (every seat)")
-    axes.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    figure.legend(loc="outside lower center", fontsize=8, frameon=False)
     axes.margins(x=0.15)
     axes.grid(axis="x", alpha=0.3)
     return _png(figure)
@@ -134,11 +138,17 @@ def tables(profile: dict) -> list[Table]:
 
 def blocks(profile: dict, title: str, prefix: str = "", level: int = 2) -> list:
     """The "Skill and luck" section of a report or book page: verdict, chart, tables."""
-    return [Heading(level, "Skill and luck"), Paragraph(" ".join(profile["verdict"])),
+    from analysis.page import Verdict
+
+    labels = profile.get("labels", {})
+    tiers = [f"{name}: {labels[name]}" for name in profile["tiers"] if labels.get(name, name) != name]
+    return [Heading(level, "Skill and luck"),
+            Verdict(profile["verdict"][:3], stated("seat_pp") + (" Tiers: " + "; ".join(tiers) + "." if tiers else ""),
+                    "info", "Skill"),
             Image(f"{prefix}skill-first-seat.png", "First seat's edge by skill tier with 95% intervals",
                   chart(profile, title)),
             *tables(profile),
             Paragraph("Gaps: one player of a tier among players of the tier below, once in each seat on the same "
-                      "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 0's win "
+                      "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 1's win "
                       "share minus the fair share, 95% Wilson interval. Search tiers play fewer games (they think "
                       "at every decision); each row says how many.")]

@@ -23,7 +23,7 @@ import polars as pl
 
 from analysis import stats
 from analysis.cells import (fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp, fmt_settings, games_phrase,  # noqa: F401 (re-exported)
-                            seat_labels, strategies)
+                            seat_labels, seat_list, seat_name, strategies, strategy_labels, symmetric)
 from analysis.exact import (SHARE_UNITS, exact_product_sum, exact_sum, exact_wins, mean_sd,  # noqa: F401 (re-exported)
                             mean_sd_of_totals, ratio_cell, ratio_totals, share_units)
 from simcore.errors import BalanceError
@@ -523,7 +523,9 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
 
     names = strategies(meta)
     labels = seat_labels(meta)
-    seats = [{"seat": share["seat"], "label": labels[share["seat"]], "strategy": names[share["seat"]],
+    described = strategy_labels(meta)
+    seats = [{"seat": share["seat"], "name": seat_name(share["seat"]), "label": labels[share["seat"]],
+              "strategy": names[share["seat"]], "strategy_label": described[share["seat"]],
               "wins": share["wins"], "win_share": share["share"],
               "win_share_ci": pair_or_none((share["ci_low"], share["ci_high"])),
               "mean_score": finite_or_none(score["mean"]), "mean_score_ci": pair_or_none((score["ci_low"], score["ci_high"])),
@@ -548,7 +550,10 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
         notes.append("no per-game count of " + ", ".join(f"'{u}'" for u in missing_units)
                      + " in the metadata: those per-unit rates are not reported")
 
+    lineup = "symmetric" if symmetric(meta) else "mixed"
     return {
+        "lineup": lineup,
+        "strategy_strength": None if lineup == "symmetric" else strategy_strength(seats, games, players, confidence),
         "figures": game_figures(frame, meta, confidence),
         "game": meta["game"], "title": meta["title"], "players": players, "games": games,
         "games_in_metadata": meta.get("games"), "seed": meta.get("seed"),
@@ -557,6 +562,27 @@ def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT
         "seats": seats, "first_player_advantage": advantage, "seat_balance": balance,
         "events": events,
     }
+
+
+def strategy_strength(seats: list[dict], games: int, players: int,
+                      confidence: float = stats.DEFAULT_CONFIDENCE) -> list[dict]:
+    """A mixed line-up's differences are skill, not seat order: per strategy, its seats' pooled
+    win share (wins over games x seats, Wilson interval; the seats of one game cannot all win, so
+    pooling them as independent trials errs wide) against the fair share 1/N."""
+    fair = 1.0 / players
+    grouped: dict[str, list[dict]] = {}
+    for seat in seats:
+        grouped.setdefault(seat["strategy"], []).append(seat)
+    rows = []
+    for name, members in grouped.items():
+        wins = sum(m["wins"] for m in members)
+        trials = games * len(members)
+        low, high = stats.wilson_interval(min(wins, trials), trials, confidence)
+        rows.append({"strategy": name, "strategy_label": members[0]["strategy_label"],
+                     "seats": [m["seat"] for m in members], "seat_names": seat_list(m["seat"] for m in members),
+                     "win_share": wins / trials, "win_share_ci": [low, high], "fair_share": fair,
+                     "edge_pp": 100 * (wins / trials - fair), "edge_ci_pp": [100 * (low - fair), 100 * (high - fair)]})
+    return sorted(rows, key=lambda r: -r["win_share"])
 
 
 def game_figures(frame: pl.LazyFrame, meta: dict, confidence: float) -> list[dict]:
@@ -573,8 +599,16 @@ def summary_json(summary: dict) -> str:
 
 def seat_table(summary: dict) -> tuple[list[str], list[list[str]]]:
     headers = ["seat", "strategy", "win share % [95% CI]", "mean score [95% CI]"]
-    rows = [[str(s["seat"]), s["strategy"], fmt_pct_ci(s["win_share"], s["win_share_ci"]),
+    rows = [[seat_name(s["seat"]), s.get("strategy_label", s["strategy"]), fmt_pct_ci(s["win_share"], s["win_share_ci"]),
              fmt_num_ci(s["mean_score"], s["mean_score_ci"])] for s in summary["seats"]]
+    return headers, rows
+
+
+def strength_table(summary: dict) -> tuple[list[str], list[list[str]]]:
+    """A mixed line-up's strategies: pooled win share and edge over the fair share."""
+    headers = ["strategy", "seats", "win share % [95% CI]", "edge over the fair share [95% CI]"]
+    rows = [[r["strategy_label"], r["seat_names"], fmt_pct_ci(r["win_share"], r["win_share_ci"]),
+             fmt_pp(r["edge_pp"], r["edge_ci_pp"])] for r in summary["strategy_strength"] or []]
     return headers, rows
 
 
@@ -589,7 +623,11 @@ def event_table(summary: dict) -> tuple[list[str], list[list[str]]]:
 
 def advantage_line(summary: dict) -> str:
     fpa = summary["first_player_advantage"]
-    return (f"first-player advantage (seat 0 share − 1/{summary['players']}): "
+    if summary.get("lineup") == "mixed":
+        return (f"seat 1 share − 1/{summary['players']}: {fmt_pp(fpa['pp'], fpa['ci_pp'])} — not a first-seat edge: "
+                "the seats play different strategies, so this is mostly skill (every seat one strategy, or "
+                "`balance tournament`, measures the seat edge)")
+    return (f"first-seat edge (seat 1 share − 1/{summary['players']}): "
             f"{fmt_pp(fpa['pp'], fpa['ci_pp'])}")
 
 
@@ -622,8 +660,15 @@ def format_summary(summary: dict) -> str:
         out += [f"!!   - {note}" for note in summary["assumed"]]
     if summary["notes"]:
         out += [""] + [f"note: {note}" for note in summary["notes"]]
-    out += ["", f"seats ({games_phrase(summary['games'])}; seat 0 plays first):"]
+    from analysis.verdict import summary_verdict
+
+    verdict = summary_verdict(summary)
+    out += ["", "verdict: " + " ".join(verdict["sentences"]), f"  ({verdict['note']})"]
+    out += ["", f"seats ({games_phrase(summary['games'])}; seat 1 plays first):"]
     out += fixed_width(*seat_table(summary))
+    if summary.get("strategy_strength"):
+        out += ["", "strategy strength (mixed line-up: seat differences are skill, not seat order):"]
+        out += fixed_width(*strength_table(summary))
     out += ["", advantage_line(summary), balance_line(summary)]
     if summary["events"]:
         out += ["", f"rule events ({games_phrase(summary['games'])}):"]

@@ -125,13 +125,53 @@ def sweep(game_name: str, spec: str, players: int = 4, games: int = DEFAULT_GAME
         ends = moments([paths[0], paths[-1]], figures, [metas[0], metas[-1]], columns, [(0, 1)])
     rows = [compare(f, ends, 0, 1, confidence) for f in figures]
     tests = adjust([rows])
-    return {
+    document = {
         **common_fields(metas, players, games, seed, lineup, confidence),
         "key": key, "key_description": game.variant_keys[key][1], "values": values, "base": describe(base),
         "figures": [{"key": f.key, "label": f.label, "kind": f.kind, "per": f.per, "unit": f.unit} for f in figures],
         "points": points,
         "range_change": {"from": values[0], "to": values[-1], "figures": rows, "tests": tests},
+        "lineup": "symmetric" if len(set(lineup.names)) == 1 else "mixed",
     }
+    document["verdict"] = verdict(document)
+    return document
+
+
+def verdict(document: dict) -> dict:
+    """Where along the range the first seat's edge counts as fair, where it is closest to even,
+    and how much it moves from one end to the other; at most three sentences."""
+    from analysis.verdict import judge, stated, thresholds, tone
+
+    key, limit = document["key"], thresholds().seat_pp
+    judged = []
+    for point in document["points"]:
+        m = point["figures"]["advantage"]
+        if m["value"] is None or None in m["ci"]:
+            continue
+        value, interval = 100 * m["value"], [100 * v for v in m["ci"]]
+        judged.append((point["value"], value, interval, judge(value, interval, limit)))
+    if not judged:
+        return {"sentences": ["The first seat's edge could not be measured at any point."], "note": "", "tone": "info"}
+    mixed = document.get("lineup") == "mixed"
+    what = "seat 1's edge (a mixed line-up: skill, not seat order)" if mixed else "the first seat's edge"
+    groups = {j: [str(v) for v, _, _, k in judged if k == j] for j in ("within", "beyond", "unsettled")}
+    span = f"Across {key} = {judged[0][0]}..{judged[-1][0]} ({len(judged)} points)"
+    if len(groups["within"]) == len(judged):
+        first = f"{span} {what} stays within ±{limit:g} pp, fair, at every point."
+    else:
+        clauses = [f"{words} at {key} = {', '.join(groups[j])}" for j, words in
+                   (("within", f"fair (within ±{limit:g} pp)"), ("beyond", f"out of line (beyond ±{limit:g} pp)"),
+                    ("unsettled", "unsettled (more games would tell)")) if groups[j]]
+        first = f"{span} {what} is " + "; ".join(clauses) + "."
+    best = min(judged, key=lambda j: abs(j[1]))
+    second = (f"It is closest to even at {key} = {best[0]}: {best[1]:+.2f} pp [{best[2][0]:+.2f}, {best[2][1]:+.2f}].")
+    sentences = [first, second]
+    change = next((r for r in document["range_change"]["figures"] if r["key"] == "advantage"), None)
+    if change and change["change"] is not None and None not in change["change_ci"]:
+        low, high = (100 * v for v in change["change_ci"])
+        sentences.append(f"From {key} = {document['range_change']['from']} to {document['range_change']['to']} it "
+                         f"moves by {100 * change['change']:+.2f} pp [{low:+.2f}, {high:+.2f}] (paired, the same games).")
+    return {"sentences": sentences, "note": stated("seat_pp"), "tone": tone(*[j for *_, j in judged])}
 
 
 # --------------------------------------------------------------------------------------------
@@ -172,6 +212,8 @@ def range_notes(document: dict) -> list[str]:
 
 def format_text(document: dict) -> str:
     out = _header(document)
+    found = document.get("verdict") or verdict(document)
+    out += ["", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})"]
     if document["assumed"]:
         out += ["", "!! ASSUMED — these results rest on game data that is not confirmed:"]
         out += [f"!!   - {note}" for note in document["assumed"]]
@@ -189,7 +231,7 @@ def chart_groups(document: dict) -> list[tuple[str, str, str, list[dict]]]:
     """(file stem, title, y-axis label, figures) of each chart: first-player advantage, game
     length, and the rule events of each unit."""
     figures = document["figures"]
-    groups = [("sweep-advantage", "First-player advantage", "seat 0 win share − 1/N (percentage points)",
+    groups = [("sweep-advantage", "First seat's edge", "seat 1 win share − 1/N (percentage points)",
                [f for f in figures if f["kind"] == "advantage"])]
     length = [f for f in figures if f["kind"] == "length"]
     if length:
@@ -223,7 +265,11 @@ def line_chart(document: dict, title: str, ylabel: str, figures: list[dict]) -> 
         axes.plot(x, [scale * m["value"] for _, m in known], marker="o", markersize=3, color=colour,
                   label=f["label"])
     if figures and figures[0]["kind"] == "advantage":
+        from analysis.verdict import thresholds
+
+        limit = thresholds().seat_pp
         axes.axhline(0, color="0.4", linewidth=1, linestyle="--", label="no advantage")
+        axes.axhspan(-limit, limit, color="#54a24b", alpha=0.12, linewidth=0, label=f"counts as fair (±{limit:g} pp)")
     if all(isinstance(x, int) for x in xs):  # a whole-number key: no ticks between its values
         from matplotlib.ticker import MaxNLocator
 
@@ -232,7 +278,8 @@ def line_chart(document: dict, title: str, ylabel: str, figures: list[dict]) -> 
     axes.set_xlabel("\n".join(textwrap.wrap(key_text, 95)), fontsize=9)
     axes.set_ylabel(ylabel)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=8, title="bands: 95% intervals", title_fontsize=8)
+    figure.legend(loc="outside lower center", ncols=2, fontsize=8, title="bands: 95% intervals", title_fontsize=8,
+                  frameon=False)
     figure.suptitle(f"{title} against {document['key']}", fontsize=13, fontweight="bold")
     axes.set_title(f"{document['title']} · {document['players']} players · {games_phrase(document['games'])} "
                    f"per point, the same games · seed {document['seed']}", fontsize=9, color="0.3")
@@ -242,16 +289,28 @@ def line_chart(document: dict, title: str, ylabel: str, figures: list[dict]) -> 
 def report_blocks(document: dict) -> list:
     from analysis.page import Alert, Heading, Image, Items, Paragraph, Table
 
-    blocks = [Heading(1, f"Sweep of {document['key']}: {document['title']}")]
+    from analysis.page import Verdict
+
+    found = document.get("verdict") or verdict(document)
+    groups = chart_groups(document)
+    stem, title, ylabel, figures = groups[0]
+    blocks = [Heading(1, f"Sweep of {document['key']}: {document['title']}, {document['players']} players"),
+              Verdict(found["sentences"], found["note"], found["tone"]),
+              Image(f"{stem}.png", f"{title} against {document['key']} with 95% bands: "
+                                   + ", ".join(f"{p['value']}: {fmt_value('advantage', p['figures']['advantage']['value'], p['figures']['advantage']['ci'])}"
+                                               for p in document["points"]),
+                    line_chart(document, title, ylabel, figures), lead=True)]
     if document["assumed"]:
         blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", document["assumed"]))
     blocks.append(Items(_header(document) + [f"{document['key']}: {document['key_description']}",
                                              f"version: {document['version']}"]))
     blocks.append(Paragraph("Every point plays the same games (the same seed and game indices), so the curves "
                             "move together and their shape is more certain than the bands suggest. Bands and "
-                            "brackets are 95% intervals: Wilson for the first-player advantage, delta-method "
+                            "brackets are 95% intervals: Wilson for the first seat's edge, delta-method "
                             "normal (games as the sampling unit) for rates and game length."))
-    for stem, title, ylabel, figures in chart_groups(document):
+    blocks += [Heading(2, title), Table([document["key"]] + [f"{f['label']} ({f['unit']}) [95% CI]" for f in figures],
+                                        point_rows(document, figures))]
+    for stem, title, ylabel, figures in groups[1:]:
         blocks += [Heading(2, title), Image(f"{stem}.png", f"{title} against {document['key']} with 95% bands",
                                             line_chart(document, title, ylabel, figures)),
                    Table([document["key"]] + [f"{f['label']} ({f['unit']}) [95% CI]" for f in figures],

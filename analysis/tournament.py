@@ -187,7 +187,7 @@ def play(game, setup, variant, design: Design, lineups: list, seed: int, deals: 
     with _progress(progress, sum(plays), f"{game.name} {players}p tournament") as advance:
         for seating, lineup, n in zip(design.seatings, lineups, plays):
             frame = run_games(game, setup, lineup, variant, seed, n, threads=threads, progress=False,
-                              keep_frame=True).frame
+                              keep_frame=True, announce=progress).frame
             share = frame.select([f"share_{s}" for s in range(players)]).to_numpy().astype(np.float64)
             share = np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k, as in the summary
             score = frame.select([f"score_{s}" for s in range(players)]).to_numpy().astype(np.int64)
@@ -389,7 +389,8 @@ def run_tournament(game_name: str, players: int, strategies: str, games: int, se
     tally, seconds = play(game, setup, variant, design, lineups, seed, deals, threads, progress, tier_deals)
     tier_seatings = sum(len(set(seating)) == 1 for seating in design.seatings)
     total = deals * (len(design.seatings) - tier_seatings) + tier_deals * tier_seatings
-    return {"game": game.name, "title": game.title, "players": players, "strategies": names, "seed": seed,
+    doc = {"game": game.name, "title": game.title, "players": players, "strategies": names,
+           "strategy_labels": [game.strategy_label(name) for name in names], "seed": seed,
             "variant": variant_info({"variant": variant.to_dict()}), "version": __version__,
             "assumed": list(game.assumed), "plugins": [str(p) for p in plugin_paths],
             "design": {"kind": design.kind, "description": design_phrase(design),
@@ -399,6 +400,41 @@ def run_tournament(game_name: str, players: int, strategies: str, games: int, se
                        "deals": f"game indices 0..{deals - 1} of seed {seed} in every seating"},
             **analyse(tally, anchor, seed),
             "seconds": round(seconds, 3), "games_per_second": round(total / max(seconds, 1e-9))}
+    doc["verdict"] = verdict(doc)
+    return doc
+
+
+def verdict(doc: dict) -> dict:
+    """Which strategy is strongest, by how much (seats rotated, so skill alone), and the first
+    seat's edge in each one-strategy seating (seat order alone); at most three sentences."""
+    from analysis.verdict import judge, pct, pp, stated, thresholds, tone
+
+    limit = thresholds().seat_pp
+    fair = 100 / doc["players"]
+    ranked = sorted(doc["seat_shares"], key=lambda r: -r["rate"])
+    shares = "; ".join(f"{_label(doc, r['strategy'])} {pct(r['rate'], r['ci'])}" for r in ranked)
+    strengths = [judge(100 * (r["rate"] - 1 / doc["players"]), [100 * (v - 1 / doc["players"]) for v in r["ci"]], limit)
+                 for r in ranked]
+    top = ranked[0]
+    first = (f"With every strategy in every seat, skill alone: {_label(doc, top['strategy'])} is strongest"
+             + (" by a margin that matters" if strengths[0] == "beyond" else "") + f". Win shares: {shares}, against "
+             f"a fair {fair:.1f}%.")
+    sentences, outcomes = [first], []
+    if doc["tiers"]:
+        parts = []
+        for t in doc["tiers"]:
+            judged = judge(t["fpa_pp"], t["fpa_ci_pp"], limit)
+            outcomes.append(judged)
+            word = {"within": "fair", "beyond": "out of line", "unsettled": "unsettled"}[judged]
+            parts.append(f"all {t['strategy']} {pp(t['fpa_pp'], t['fpa_ci_pp'])} ({word})")
+        sentences.append("Seat order alone, with every seat the same strategy: the first seat's edge is "
+                         + "; ".join(parts) + ".")
+    return {"sentences": sentences, "note": stated("seat_pp"), "tone": tone(*outcomes) if outcomes else "info"}
+
+
+def _label(doc: dict, name: str) -> str:
+    labels = dict(zip(doc["strategies"], doc.get("strategy_labels", doc["strategies"])))
+    return labels.get(name, name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -436,15 +472,15 @@ def rating_table(doc: dict) -> tuple[list[str], list[list[str]]]:
 
 def seat_share_table(doc: dict) -> tuple[list[str], list[list[str]]]:
     headers = ["strategy", "win share % [95% CI]", "p (vs 1/P)", "q (BH)"] + [
-        f"seat {s} % [95% CI]" for s in range(doc["players"])]
-    rows = [[r["strategy"], fmt_pct_ci(r["rate"], r["ci"]), fmt_p(r["p_value"]), fmt_p(r["q_value"])]
+        f"seat {s + 1} % [95% CI]" for s in range(doc["players"])]
+    rows = [[_label(doc, r["strategy"]), fmt_pct_ci(r["rate"], r["ci"]), fmt_p(r["p_value"]), fmt_p(r["q_value"])]
             + [fmt_pct_ci(s["rate"], s["ci"]) for s in r["seats"]] for r in doc["seat_shares"]]
     return headers, rows
 
 
 def tier_table(doc: dict) -> tuple[list[str], list[list[str]]]:
-    headers = ["tier", "games", "first-player advantage [95% CI]", "seat equality p"] + [
-        f"seat {s} % [95% CI]" for s in range(doc["players"])]
+    headers = ["tier", "games", "first-seat edge [95% CI]", "seat equality p"] + [
+        f"seat {s + 1} % [95% CI]" for s in range(doc["players"])]
     rows = [[f"all-{t['strategy']}", f"{t['games']:,}", fmt_pp(t["fpa_pp"], t["fpa_ci_pp"]),
              fmt_p(t["seat_balance"]["p_value"])] + [fmt_pct_ci(s["share"], s["ci"]) for s in t["seats"]]
             for t in doc["tiers"]]
@@ -454,7 +490,7 @@ def tier_table(doc: dict) -> tuple[list[str], list[list[str]]]:
 def tier_difference_table(doc: dict) -> tuple[list[str], list[list[str]]]:
     rows = [[f"all-{d['a']} − all-{d['b']}", fmt_pp(d["diff_pp"], d["ci_pp"]), fmt_p(d["p_value"]),
              fmt_p(d["q_value"])] for d in doc["tier_differences"]]
-    return ["tiers", "difference in first-player advantage [95% CI]", "p (paired)", "q (BH)"], rows
+    return ["tiers", "difference in first-seat edge [95% CI]", "p (paired)", "q (BH)"], rows
 
 
 def _about(doc: dict) -> list[str]:
@@ -477,17 +513,19 @@ NOTES = {
     "ratings": "Bradley–Terry strengths fitted to the head-to-head results (MM algorithm, Hunter 2004), "
                "shown as Elo points: a lead of 400 points means 10:1 odds of finishing ahead. 95% percentile "
                "bootstrap intervals over deals.",
-    "seats": "Each strategy's mean win share where it sits, overall and per seat (seat 0 plays first), with "
+    "seats": "Each strategy's mean win share where it sits, overall and per seat (seat 1 plays first), with "
              "95% intervals clustered by deal; p tests the fair share 1/P, q is Benjamini–Hochberg adjusted.",
     "tiers": "Seatings with every seat the same strategy: the rules' structural seat advantage at that level "
-             "of play. First-player advantage is seat 0's win share minus 1/P with its 95% Wilson interval; "
+             "of play. The first-seat edge is seat 1's win share minus 1/P with its 95% Wilson interval; "
              "seat equality is a chi-square test of equal seat shares. Tiers are compared on the same deals "
-             "(paired test of seat 0's share per deal).",
+             "(paired test of seat 1's share per deal).",
 }
 
 
 def format_text(doc: dict) -> str:
     out = _about(doc)
+    found = doc.get("verdict") or verdict(doc)
+    out += ["", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})"]
     if doc["assumed"]:
         out += ["", "!! ASSUMED — these results rest on game data that is not confirmed:"]
         out += [f"!!   - {note}" for note in doc["assumed"]]
@@ -495,7 +533,7 @@ def format_text(doc: dict) -> str:
                 (f"ratings (anchor {doc['ratings']['anchor']} = 0)", NOTES["ratings"], [rating_table(doc)]),
                 (f"win share by seat (fair share 1/{doc['players']} = {100 / doc['players']:.2f}%)", NOTES["seats"],
                  [seat_share_table(doc)]),
-                ("skill tiers: first-player advantage apart from skill", NOTES["tiers"],
+                ("skill tiers: the first seat's edge apart from skill", NOTES["tiers"],
                  [tier_table(doc), tier_difference_table(doc)] if doc["tier_differences"] else [tier_table(doc)])]
     for title, note, tables in sections:
         out += ["", f"{title}:", f"  {note}"]
@@ -573,39 +611,78 @@ def tier_chart(doc: dict) -> bytes:
     from analysis.charts import _png
 
     tiers = doc["tiers"]
-    figure, axes = _figure(7.5, 1.9 + 0.55 * len(tiers), "First-player advantage by skill tier", doc)
+    figure, axes = _figure(7.5, 1.9 + 0.55 * len(tiers), "First seat's edge by skill tier", doc)
     y = np.arange(len(tiers))[::-1]
     values = np.array([t["fpa_pp"] for t in tiers])
     error = np.array([[v - t["fpa_ci_pp"][0], t["fpa_ci_pp"][1] - v] for v, t in zip(values, tiers)]).T
     axes.errorbar(values, y, xerr=error, fmt="o", color="#4c78a8", capsize=4)
     axes.axvline(0, color="0.4", linewidth=1)
     axes.set_yticks(y, [f"all-{t['strategy']} ({t['games']:,} games)" for t in tiers])
-    axes.set_xlabel(f"seat 0 win share − 1/{doc['players']} (percentage points), 95% interval")
+    axes.set_xlabel(f"seat 1 win share − 1/{doc['players']} (percentage points), 95% interval")
     axes.set_ylabel("skill tier (every seat)")
     axes.margins(x=0.08)
     axes.grid(axis="x", alpha=0.3)
     return _png(figure)
 
 
-def report_blocks(doc: dict) -> list:
-    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table
+def strength_chart(doc: dict) -> bytes:
+    """Each strategy's win share with every strategy in every seat (skill alone), 95% intervals,
+    against the fair share and the band that counts as fair."""
+    from analysis.charts import _png
+    from analysis.verdict import thresholds
 
-    blocks = [Heading(1, f"Tournament: {doc['title']}, {doc['players']} players"), Items(_about(doc))]
+    ranked = sorted(doc["seat_shares"], key=lambda r: r["rate"])
+    figure, axes = _figure(7.5, 2.0 + 0.5 * len(ranked), "Strategy strength, seats rotated", doc)
+    y = np.arange(len(ranked))
+    values = np.array([100 * r["rate"] for r in ranked])
+    error = np.array([[v - 100 * r["ci"][0], 100 * r["ci"][1] - v] for v, r in zip(values, ranked)]).T
+    fair = 100 / doc["players"]
+    limit = thresholds().seat_pp
+    axes.axvspan(fair - limit, fair + limit, color="#54a24b", alpha=0.15, linewidth=0,
+                 label=f"within ±{limit:g} pp of fair")
+    axes.barh(y, values, color="#4c78a8", height=0.6, xerr=error, capsize=4, ecolor="black", label="win share (95% CI)")
+    axes.axvline(fair, color="#e45756", linestyle="--", linewidth=1.2, label=f"fair share {fair:.1f}%")
+    for yy, v, e in zip(y, values, error.T):
+        axes.annotate(f"{v:.1f}%", (v + e[1], yy), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9)
+    import textwrap
+
+    axes.set_yticks(y, ["\n".join(textwrap.wrap(_label(doc, r["strategy"]), 26)) for r in ranked])
+    axes.set_xlabel("win share over every seat it sat in (%)")
+    axes.set_ylabel("strategy")
+    axes.set_xlim(0, max(float((values + error[1]).max()) * 1.18, fair + limit + 2))
+    axes.grid(axis="x", alpha=0.3)
+    figure.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    return _png(figure)
+
+
+def report_blocks(doc: dict) -> list:
+    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table, Verdict
+
+    found = doc.get("verdict") or verdict(doc)
+    shares = ", ".join(f"{_label(doc, r['strategy'])} {100 * r['rate']:.1f}%" for r in doc["seat_shares"])
+    blocks = [Heading(1, f"Tournament: {doc['title']}, {doc['players']} players"),
+              Verdict(found["sentences"], found["note"], found["tone"]),
+              Image("tournament-strength.png", f"Each strategy's win share, seats rotated, with 95% intervals: {shares}",
+                    strength_chart(doc), lead=True),
+              Items(_about(doc))]
     if doc["assumed"]:
         blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", doc["assumed"]))
     blocks += [Heading(2, "Head to head"), Paragraph(NOTES["matrix"]), Table(*matrix_table(doc)),
-               Image("tournament-matrix.png", "Head-to-head matrix", matrix_chart(doc)), Table(*pair_table(doc)),
+               Image("tournament-matrix.png", "Head-to-head matrix: how often the row strategy finishes ahead of the "
+                     "column strategy, with 95% intervals", matrix_chart(doc)), Table(*pair_table(doc)),
                Heading(2, f"Ratings ({doc['ratings']['anchor']} = 0)"), Paragraph(NOTES["ratings"]),
                Table(*rating_table(doc))]
     chart = rating_chart(doc)
     if chart is not None:
-        blocks.append(Image("tournament-ratings.png", "Ratings with 95% intervals", chart))
+        blocks.append(Image("tournament-ratings.png", "Bradley–Terry ratings on the Elo scale with 95% bootstrap "
+                            "intervals: " + ", ".join(f"{_label(doc, n)} {e:+.0f}" for n, e in
+                                                      zip(doc["strategies"], doc["ratings"]["elo"])), chart))
     if doc["ratings"]["note"]:
         blocks.append(Paragraph(f"Ratings {doc['ratings']['note']}."))
     blocks += [Heading(2, "Win share by seat"), Paragraph(NOTES["seats"]), Table(*seat_share_table(doc)),
-               Heading(2, "Skill tiers: first-player advantage apart from skill"), Paragraph(NOTES["tiers"]),
+               Heading(2, "Skill tiers: the first seat's edge apart from skill"), Paragraph(NOTES["tiers"]),
                Table(*tier_table(doc)),
-               Image("tournament-tiers.png", "First-player advantage per skill tier", tier_chart(doc))]
+               Image("tournament-tiers.png", "First seat's edge per skill tier with 95% intervals", tier_chart(doc))]
     if doc["tier_differences"]:
         blocks.append(Table(*tier_difference_table(doc)))
     return blocks

@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
+from analysis.cells import strategy_labels, symmetric
 from analysis.summary import (SHARE_UNITS, fixed_width, finite_or_none, pair_or_none, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
                               fmt_settings, games_phrase, strategies, units_per_game)
 from simcore.errors import BalanceError
@@ -98,12 +99,13 @@ def headline_figures(metas: list[dict], columns) -> list[Figure]:
     every rule event per its unit (per game where a run cannot say how many units it had)."""
     meta = metas[0]
     players = meta["players"]
-    names = strategies(meta)
-    figures = [Figure("advantage", f"first-player advantage (seat 0 share − 1/{players})", "advantage",
-                      "share_0", offset=1.0 / players)]
-    figures += [Figure(f"share_{s}", f"win share, seat {s} ({names[s]})", "share", f"share_{s}")
+    names = strategy_labels(meta)
+    edge = (f"first-seat edge (seat 1 share − 1/{players})" if symmetric(meta) else
+            f"seat 1 share − 1/{players} (mixed line-up: skill, not a seat edge)")
+    figures = [Figure("advantage", edge, "advantage", "share_0", offset=1.0 / players)]
+    figures += [Figure(f"share_{s}", f"win share, seat {s + 1} ({names[s]})", "share", f"share_{s}")
                 for s in range(players)]
-    figures += [Figure(f"score_{s}", f"mean score, seat {s} ({names[s]})", "score", f"score_{s}")
+    figures += [Figure(f"score_{s}", f"mean score, seat {s + 1} ({names[s]})", "score", f"score_{s}")
                 for s in range(players)]
     for unit in LENGTH_UNITS:
         sources = [unit_source(m, columns, unit) for m in metas]
@@ -393,13 +395,62 @@ def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = D
         m = moments(paths, figures, metas, columns, [(0, k) for k in range(1, len(paths))])
     compared = [[compare(f, m, 0, k, confidence) for f in figures] for k in range(1, len(paths))]
     tests = adjust(compared)
-    return {
+    document = {
         **common_fields(metas, players, games, seed, lineup, confidence),
+        "lineup": "symmetric" if symmetric(metas[0]) else "mixed",
+        "strategy_labels": strategy_labels(metas[0]),
         "baseline": {**describe(variants[0]), "seconds": metas[0].get("seconds")},
         "variants": [{**describe(v), "seconds": meta.get("seconds"), "figures": rows}
                      for v, meta, rows in zip(variants[1:], metas[1:], compared)],
         "tests": tests,
     }
+    document["verdict"] = verdict(document)
+    return document
+
+
+def verdict(document: dict) -> dict:
+    """Did each change help, and by how much: its effect on the first seat's edge (judged against
+    the change threshold), whether that brings the seats closer to fair, and the largest other
+    sure change; at most three sentences."""
+    from analysis.verdict import judge, stated, thresholds, tone
+
+    limit = thresholds().change_pp
+    mixed = document.get("lineup") == "mixed"
+    sentences, outcomes = [], []
+    variants = document["variants"]
+    for number, variant in enumerate(variants, start=1):
+        row = next(r for r in variant["figures"] if r["key"] == "advantage")
+        name = f"Variant {number} ({variant['name']})"
+        if row["change"] is None or None in row["change_ci"]:
+            sentences.append(f"{name}: the first seat's edge could not be compared.")
+            continue
+        change, interval = 100 * row["change"], [100 * v for v in row["change_ci"]]
+        judged = judge(change, interval, limit)
+        outcomes.append(judged)
+        size = {"within": f"under the ±{limit:g} pp that counts as a change",
+                "beyond": f"beyond the ±{limit:g} pp that counts as a change",
+                "unsettled": f"which may or may not exceed ±{limit:g} pp"}[judged]
+        before, after = 100 * row["baseline"], 100 * row["variant"]
+        what = "seat 1's win share (a mixed line-up: skill, not a seat edge)" if mixed else "the first seat's edge"
+        text = (f"{name} moves {what} by {change:+.2f} pp [{interval[0]:+.2f}, {interval[1]:+.2f}], from "
+                f"{before:+.2f} to {after:+.2f} pp, {size}")
+        if not mixed and judged != "within":
+            text += "; closer to fair" if abs(after) < abs(before) else "; further from fair"
+        sentences.append(text + ".")
+    if len(variants) == 1:
+        others = [r for r in variants[0]["figures"]
+                  if r["key"] not in ("advantage", "share_0") and r["kind"] in PERCENT_KINDS
+                  and r["change"] is not None and r["q_value"] is not None and r["q_value"] < 0.05]
+        if others:
+            top = max(others, key=lambda r: abs(r["change"]))
+            low, high = (100 * v for v in top["change_ci"])
+            sentences.append(f"Its largest other change: {top['label']}"
+                             + (f" per {top['per']}" if top["kind"] == "rate" and top["per"] != "game" else "")
+                             + f" {100 * top['change']:+.2f} pp [{low:+.2f}, {high:+.2f}].")
+        else:
+            sentences.append("No other figure changes with 95% confidence (after the Benjamini–Hochberg correction).")
+    return {"sentences": sentences[:3], "note": stated("change_pp", "seat_pp"),
+            "tone": tone(*outcomes) if outcomes else "info"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,7 +508,7 @@ def method_notes(document: dict) -> list[str]:
         "Change intervals are 95% normal intervals of the mean paired difference; p is the two-sided z-test "
         "of no change. Rates per trick/round are ratios of totals, linearised per game (delta method).",
         f"q: Benjamini–Hochberg over all {document['tests']} tests (every figure of every variant; the "
-        "first-player advantage is seat 0's win share shifted by 1/N, one test; a change that is the same in "
+        "first-seat edge is seat 1's win share shifted by 1/N, one test; a change that is the same in "
         "every game is exact, not a test).",
         "CRN gain = variance of the change from two independent runs / variance from the paired runs: the "
         "paired comparison is as precise as that many times more independent games.",
@@ -470,6 +521,8 @@ def format_text(document: dict) -> str:
            f"strategies {', '.join(document['strategies'])}",
            f"baseline: {document['baseline']['name']} (changes: {fmt_settings(document['baseline']['settings'])})"]
     out += [variant_line(n, v) for n, v in enumerate(document["variants"], start=1)]
+    found = document.get("verdict") or verdict(document)
+    out += ["", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})"]
     if document["assumed"]:
         out += ["", "!! ASSUMED — these results rest on game data that is not confirmed:"]
         out += [f"!!   - {note}" for note in document["assumed"]]
@@ -542,19 +595,66 @@ def change_chart(document: dict) -> bytes:
         axes.set_ylabel("figure")
         axes.grid(axis="x", alpha=0.3)
         if index == 0:
-            axes.legend(fontsize=8, loc="best")
             axes.set_title(f"{document['title']} · {document['players']} players · "
                            f"{games_phrase(document['games'])} per run · seed {document['seed']}",
                            fontsize=9, color="0.3")
+    figure.legend(loc="outside lower center", ncols=min(3, len(variants)), fontsize=8, frameon=False)
     figure.suptitle("What if: change against the published rules (95% paired intervals)", fontsize=13,
                     fontweight="bold")
     return _png(figure)
 
 
-def report_blocks(document: dict) -> list:
-    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table
+def edge_chart(document: dict) -> bytes:
+    """The first seat's edge under the published rules and each variant, with 95% intervals and
+    the band that counts as fair: what the verdict is about, in one small chart."""
+    from matplotlib.figure import Figure as Canvas
 
-    blocks = [Heading(1, f"What if: {document['title']}")]
+    from analysis.charts import _png
+    from analysis.verdict import thresholds
+
+    rows = [next(r for r in v["figures"] if r["key"] == "advantage") for v in document["variants"]]
+    arms = [("published rules", rows[0]["baseline"], rows[0]["baseline_ci"])]
+    arms += [(f"variant {n}: {v['name']}", r["variant"], r["variant_ci"])
+             for n, (v, r) in enumerate(zip(document["variants"], rows), start=1)]
+    arms = [(label, value, ci) for label, value, ci in arms if value is not None and None not in ci]
+    figure = Canvas(figsize=(8.0, 1.9 + 0.5 * len(arms)), layout="constrained")
+    axes = figure.add_subplot()
+    y = np.arange(len(arms))[::-1]
+    values = np.array([100 * value for _, value, _ in arms])
+    error = np.array([[v - 100 * ci[0], 100 * ci[1] - v] for v, (_, _, ci) in zip(values, arms)]).T
+    limit = thresholds().seat_pp
+    mixed = document.get("lineup") == "mixed"
+    if not mixed:
+        axes.axvspan(-limit, limit, color="#54a24b", alpha=0.15, linewidth=0, label=f"counts as fair (±{limit:g} pp)")
+    axes.errorbar(values, y, xerr=error, fmt="o", color="#4c78a8", capsize=4, label="estimate (95% CI)")
+    axes.axvline(0, color="0.4", linewidth=1)
+    for yy, v, e in zip(y, values, error.T):
+        axes.annotate(f"{v:+.2f} pp", (v + e[1], yy), xytext=(5, 0), textcoords="offset points", va="center",
+                      fontsize=9)
+    import textwrap
+
+    axes.set_yticks(y, ["\n".join(textwrap.wrap(label, 28)) for label, _, _ in arms], fontsize=9)
+    axes.set_ylabel("rules")
+    players = document["players"]
+    axes.set_xlabel(f"seat 1 win share − 1/{players} (percentage points)" + (" — skill, mixed line-up" if mixed else ""))
+    axes.margins(x=0.25)
+    axes.grid(axis="x", alpha=0.3)
+    figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    figure.suptitle("First seat's edge: published rules and each variant", fontsize=13, fontweight="bold")
+    axes.set_title(f"{document['title']} · {players} players · {games_phrase(document['games'])} per run, the same "
+                   f"games · seed {document['seed']}", fontsize=9, color="0.3")
+    return _png(figure)
+
+
+def report_blocks(document: dict) -> list:
+    from analysis.page import Alert, Heading, Image, Items, Paragraph, Table, Verdict
+
+    found = document.get("verdict") or verdict(document)
+    edges = ", ".join(f"{label} {value}" for label, value in _edge_values(document))
+    blocks = [Heading(1, f"What if: {document['title']}, {document['players']} players"),
+              Verdict(found["sentences"], found["note"], found["tone"]),
+              Image("whatif-edge.png", f"First seat's edge with 95% intervals: {edges}", edge_chart(document),
+                    lead=True)]
     if document["assumed"]:
         blocks.append(Alert("ASSUMED: these results rest on game data that is not confirmed", document["assumed"]))
     blocks.append(Items([
@@ -565,7 +665,6 @@ def report_blocks(document: dict) -> list:
         f"baseline: {document['baseline']['name']} (changes: {fmt_settings(document['baseline']['settings'])})",
         *[variant_line(n, v) for n, v in enumerate(document["variants"], start=1)],
     ]))
-    blocks += [Paragraph(note) for note in method_notes(document)]
     blocks.append(Image("whatif-changes.png", "Change of every headline figure with its 95% paired interval",
                         change_chart(document)))
     for number, variant in enumerate(document["variants"], start=1):
@@ -576,7 +675,14 @@ def report_blocks(document: dict) -> list:
                             [cells + [fmt_change(r["kind"], r["change"], r["change_ci_unpaired"]),
                                       f"{r['correlation']:.3f}" if r["correlation"] is not None else "—"]
                              for cells, r in zip(variant_table(variant["figures"]), variant["figures"])]))
+    blocks += [Heading(2, "How the changes are measured")] + [Paragraph(note) for note in method_notes(document)]
     return blocks
+
+
+def _edge_values(document: dict) -> list[tuple[str, str]]:
+    rows = [next(r for r in v["figures"] if r["key"] == "advantage") for v in document["variants"]]
+    out = [("published rules", rows[0]["baseline"])] + [(f"variant {n}", r["variant"]) for n, r in enumerate(rows, 1)]
+    return [(label, "n/a" if value is None else f"{100 * value:+.2f} pp") for label, value in out]
 
 
 def write(document: dict, out_dir: Path) -> Path:

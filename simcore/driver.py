@@ -287,7 +287,7 @@ def existing_result(out: Path, config: dict) -> dict | None:
 def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size: int = DEFAULT_CHUNK,
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
               keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
-              resume: bool = False, executor=None) -> RunResult:
+              resume: bool = False, executor=None, announce: bool | None = None) -> RunResult:
     """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
@@ -296,7 +296,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     went.  An ``out`` that exists is refused unless ``force`` (replace it) or ``resume``
     (finish an interrupted run of the same configuration: only the missing games are played).
     ``executor`` plays the chunks (default: the cluster of the enclosing
-    ``simcore.cluster.connect``, else this process)."""
+    ``simcore.cluster.connect``, else this process).  ``announce`` (default: ``progress``) says
+    on stderr when the play loop is compiled for the first time on this machine."""
     if precision is not None and not 0 < precision < 0.5:
         raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
@@ -332,8 +333,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         if out is not None:
             parts = Parts(out)
             parts.open(config, resume)
-        if isinstance(executor, LocalExecutor):
-            game.run_chunk(setup, lineup, seed, 0, 0)  # compile or load from cache now, so the clock sees only games
+        if isinstance(executor, LocalExecutor):  # compile or load from cache now, so the clock sees only games
+            compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
             game.take_tallies()
         result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision,
                        executor, parts, meta)
@@ -421,6 +422,41 @@ def _finish(parts: Parts, out: Path, result: RunResult) -> None:
     result.path = out
 
 
+def _compiled_marker(lineup) -> Path | None:
+    """A file in the compile cache that says this play loop (the game's, or a plug-in build's)
+    has been compiled there once; None where the cache folder is unknown."""
+    import hashlib
+
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    source = getattr(lineup.kernels, "__file__", None)
+    if not folder or not source:
+        return None
+    return Path(folder) / f".compiled-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
+
+
+def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
+    """Compile the play loop (or load it from the cache) before the clock starts, so the clock
+    sees only games.  The first compile takes a while: with ``announce`` it says so on stderr."""
+    import sys
+
+    marker = _compiled_marker(lineup)
+    fresh = announce and marker is not None and not marker.exists()
+    plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
+    what = f"{game.title} kernels" + (f" with plug-in {', '.join(plugins)}" if plugins else "")
+    if fresh:
+        print(f"compiling {what}, first run only (a minute or two)...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    game.run_chunk(setup, lineup, seed, 0, 0)
+    if marker is not None and not marker.exists():
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # a read-only cache: the announcement just repeats
+    if fresh:
+        print(f"compiled {what} in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
 def _terminate_as_interrupt():
     """Make SIGTERM (a `timeout`, a killed job) unwind like Ctrl-C, so the staging folder
     is removed; returns the previous handler (None off the main thread)."""
@@ -435,18 +471,28 @@ def _terminate_as_interrupt():
     return signal.signal(signal.SIGTERM, interrupt)
 
 
-class _progress:
-    """A rich progress bar on stderr (games done, games/s, time left), or nothing."""
+# seconds between two progress lines when stderr is not a terminal (a pipe, a log file)
+PROGRESS_EVERY = float(os.environ.get("BALANCE_PROGRESS_SECONDS") or 10.0)
 
-    def __init__(self, enabled: bool, total: int, label: str):
+
+class _progress:
+    """Progress on stderr: a rich bar on a terminal (done, rate, time left); in a pipe or a log,
+    one plain line every PROGRESS_EVERY seconds (and a last one when any was written); nothing
+    when disabled.  ``advance(n)`` counts n more of ``unit`` done."""
+
+    def __init__(self, enabled: bool, total: int, label: str, unit: str = "games"):
         import sys
 
-        # a bar only makes sense on a terminal; in logs and pipes it would be noise
-        self.enabled, self.total, self.label = enabled and sys.stderr.isatty(), total, label
+        self.enabled, self.total, self.label, self.unit = enabled, total, label, unit
+        self.terminal = enabled and sys.stderr.isatty()
 
     def __enter__(self):
+        self.t0 = time.perf_counter()
+        self.done = 0
         if not self.enabled:
             return lambda n: None
+        if not self.terminal:
+            return self._lines()
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -455,17 +501,40 @@ class _progress:
                             TimeRemainingColumn(), console=Console(stderr=True), transient=False)
         self.bar.__enter__()
         self.task = self.bar.add_task(self.label, total=self.total, rate="")
-        self.t0 = time.perf_counter()
-        self.done = 0
 
         def advance(n):
             self.done += n
             rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
-            self.bar.update(self.task, advance=n, rate=f"{rate:,.0f} games/s")
+            self.bar.update(self.task, advance=n, rate=f"{rate:,.0f} {self.unit}/s")
+
+        return advance
+
+    def _lines(self):
+        import sys
+
+        self.last = self.t0
+        self.written = False
+
+        def advance(n):
+            self.done += n
+            now = time.perf_counter()
+            if now - self.last < PROGRESS_EVERY:
+                return
+            self.last, self.written = now, True
+            rate = self.done / max(now - self.t0, 1e-9)
+            left = (self.total - self.done) / rate if rate > 0 else float("inf")
+            share = 100 * self.done / self.total if self.total else 100.0
+            print(f"{self.label}: {self.done:,} of {self.total:,} {self.unit} ({share:.0f}%), {rate:,.0f} {self.unit}/s, "
+                  f"about {left:,.0f} s left", file=sys.stderr, flush=True)
 
         return advance
 
     def __exit__(self, *exc):
-        if self.enabled:
+        import sys
+
+        if self.terminal:
             self.bar.__exit__(*exc)
+        elif self.enabled and self.written and exc[0] is None:
+            print(f"{self.label}: {self.done:,} {self.unit} done in {time.perf_counter() - self.t0:,.1f} s",
+                  file=sys.stderr, flush=True)
         return False

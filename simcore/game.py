@@ -188,6 +188,21 @@ class Game:
     def builtin_strategies(self) -> dict[str, int]:
         return dict(self.strategy_module().BUILTIN)
 
+    def strategy_label(self, name: str) -> str:
+        """A strategy as a designer reads it: its name and, where it takes parameters, the values it
+        plays with (``search (d=24, p=1, policy=random, margin=0.05)``, ``cautious (P=0.25)``); the
+        strategies module's ``describe(name, argument)`` says how.  Anything else (a plug-in, an
+        unknown name) is its name."""
+        module = self.strategy_module()
+        base, _, argument = str(name).partition(":")
+        describe = getattr(module, "describe", None)
+        if describe is None or base not in module.BUILTIN:
+            return str(name)
+        try:
+            return describe(base, argument or None)
+        except (BalanceError, ValueError):
+            return str(name)
+
     def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
         """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
         from simcore.plugins import load_plugin, plugin_build

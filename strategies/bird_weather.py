@@ -607,6 +607,13 @@ LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
 SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last is the strongest
 
 
+def describe(name: str, argument: str | None = None) -> str:
+    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
+    if name == "search":
+        return f"search ({describe_params(search_params(argument, SEARCH_DEFAULTS)).replace(':', ', ')})"
+    return name
+
+
 def default_params(name: str, argument: str | None = None) -> tuple:
     if name == "search":
         return search_params(argument, SEARCH_DEFAULTS)

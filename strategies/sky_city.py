@@ -148,6 +148,14 @@ RANGES = {"fixed": (0, MAX_DICE_PER_PLAYER, "K, the dice declared every round, a
           "cautious": (0.0, 1.0, "P, the largest acceptable chance that the trap fires, a number")}
 
 
+def describe(name: str, argument: str | None = None) -> str:
+    """The strategy with the parameter it plays with: ``fixed (K=2)``, ``cautious (P=0.25)``."""
+    if name in PARAMETER:
+        slot, _, letter = PARAMETER[name]
+        return f"{name} ({letter}={default_params(name, argument)[slot]:g})"
+    return name
+
+
 def default_params(name: str, argument: str | None = None) -> tuple:
     """Parameter row of a built-in; ``fixed:3`` and ``cautious:0.1`` carry their parameter, which
     must lie in its range (refused with the range, never clamped)."""

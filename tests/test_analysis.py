@@ -218,7 +218,9 @@ def test_format_summary_shows_assumptions_intervals_and_games(results):
     assert "ASSUMED" in text and "card values assumed" in text
     assert "4 games" in text
     assert "33.33 [" in text  # seat 1 win share with its interval
-    assert re.search(r"first-player advantage .*: [+-]0\.00\d* pp \[-\d+\.\d+, \+\d+\.\d+\]", text)
+    # greedy in seat 1 among random players: a mixed line-up, so seat 1's difference is skill, not a seat edge
+    assert re.search(r"seat 1 share − 1/3: [+-]0\.00\d* pp \[-\d+\.\d+, \+\d+\.\d+\] — not a first-seat edge", text)
+    assert "strategy strength (mixed line-up" in text and "first-player advantage" not in text
     assert "p = 0.8290" in text  # exp(-0.1875)
     assert "Flip" in text and "15.00 [" in text  # 3 flips in 20 tricks
 
@@ -230,7 +232,7 @@ def test_no_assumption_banner_when_nothing_assumed(tmp_path):
 
 def test_seat_labels_and_score_counts(results):
     frame, meta = summary.load(results)
-    assert summary.seat_labels(meta) == ["seat 0 (greedy)", "seat 1 (random)", "seat 2 (random)"]
+    assert summary.seat_labels(meta) == ["seat 1 (greedy)", "seat 2 (random)", "seat 3 (random)"]  # seats 1..N
     counts = summary.score_counts(frame, 3)
     seat1 = counts.filter(pl.col("seat") == 1)
     assert dict(zip(seat1["score"], seat1["games"])) == {2: 1, 5: 1, 7: 1, 8: 1}
@@ -484,7 +486,7 @@ def test_report_compares_runs_with_bh_adjustment(results, tmp_path):
     document = json.loads((out / "summary.json").read_text())
     rows = document["comparison"]
     # 3 seats + 2 events with a per-unit rate (storms has none)
-    assert [r["measure"] for r in rows] == ["win share, seat 0", "win share, seat 1", "win share, seat 2",
+    assert [r["measure"] for r in rows] == ["win share, seat 1", "win share, seat 2", "win share, seat 3",
                                              "Flip per trick", "Bonus per game"]
     assert all(r["difference"] == pytest.approx(0.0, abs=1e-12) for r in rows)
     assert [r["q_value"] for r in rows] == pytest.approx(stats.benjamini_hochberg([r["p_value"] for r in rows]))
@@ -537,13 +539,13 @@ def test_every_chart_has_a_title_labelled_axes_and_units(results, monkeypatch):
     assert [charts.label_problems(figure) for figure in figures] == [[]] * 5
     titles = [figure.get_suptitle() for figure in figures]
     assert titles == ["Win share by seat", "Final score distribution by seat", "Rule event rates (95% CI)",
-                      "First-player advantage by game and player count",
+                      "First seat's edge by game and player count",
                       "Exact chance each trap fires, by dice on the table"]
     subtitle = "Test Game · 3 players · 4 games · variant fast"
-    assert axis_labels(figures[0]) == [(subtitle, "seat (0 leads first) and strategy", "win share (%)")]
+    assert axis_labels(figures[0]) == [(subtitle, "seat (seat 1 plays first) and strategy", "win share (%)")]
     assert axis_labels(figures[1]) == [(subtitle, "final score (points)", "games (%)")]
     assert axis_labels(figures[2]) == [(subtitle, "rate per stated unit (%)", "rule event")]
-    assert axis_labels(figures[3])[0][1:] == ("first-player advantage (percentage points)", "game, player count")
+    assert axis_labels(figures[3])[0][1:] == ("first seat's edge (percentage points)", "game, player count")
     assert "4–8 games per row" in axis_labels(figures[3])[0][0]  # how many games each row rests on
     heat_map, colour_bar = axis_labels(figures[4])
     assert heat_map[1:] == ("dice on the table (count)", "trap card (* = assumed)") and "3 players" in heat_map[0]

@@ -39,8 +39,10 @@ def held_names(game, setup, hands: np.ndarray) -> list[str]:
 
 def first_hands(name: str, log: dict) -> list[list]:
     """The first deal's hands of a compiled game log, in each game's own log format."""
-    if name == "bird-weather":
-        return [[str(c) for c in hand] for hand in log["deals"][0]["hands"]]
+    if name == "bird-weather":  # the log holds card numbers; a page names them as the rulebook does
+        from simcore.games.bird_weather.rules import card_name
+
+        return [[card_name(c) for c in hand] for hand in log["deals"][0]["hands"]]
     if name == "triatri":
         return log["rounds"][0]["deals"][0]["hands"]
     if name == "ten-tricks":
@@ -54,7 +56,9 @@ def reference_hands(name: str, game, setup, index: int) -> list[list[str]]:
     if name == "bird-weather":
         from simcore.games.bird_weather import reference as ref
 
-        return [[str(c) for c in hand] for hand in ref.deal_hands(game.reference_rules(setup), deal)]
+        from simcore.games.bird_weather.rules import card_name
+
+        return [[card_name(c) for c in hand] for hand in ref.deal_hands(game.reference_rules(setup), deal)]
     if name == "triatri":
         from simcore.games.triatri.game import reference_rules
         from simcore.games.triatri import reference as ref
@@ -102,7 +106,9 @@ def test_duplicated_cards_are_one_row_counting_copies():
 
 
 def test_card_names_follow_the_deck_in_force():
-    assert get_game("bird-weather").card_names(setup_of("bird-weather", 4)[1]) == [str(n) for n in range(10, 50)]
+    names = get_game("bird-weather").card_names(setup_of("bird-weather", 4)[1])  # number, weather and bird
+    assert len(names) == 40 and names[0] == "10 (sun, no bird)" and names[25] == "35 (cloud, crow)"
+    assert names[-1] == "49 (rain, egret)" and [int(n.split()[0]) for n in names] == list(range(10, 50))
     game, setup = setup_of("ten-tricks", 3)
     names = game.card_names(setup)
     assert len(names) == 32 + 6 and names[0] == "red-1" and "infected-0" not in names and "infected-8" not in names
@@ -183,7 +189,10 @@ def test_card_strength_equals_the_explicit_cluster_robust_regression(monkeypatch
         p_values.append(row["p"])
     for name, q in zip(names, hand_bh(p_values)):
         assert table[name]["q"] == pytest.approx(q, rel=1e-12)
-        assert table[name]["flagged"] == (q < 0.05)
+        row = table[name]
+        assert row["significant"] == (q < 0.05)
+        # flagged: sure (BH) and larger than the 2 pp threshold, the whole interval beyond it
+        assert row["flagged"] == (q < 0.05 and (row["ci_low"] >= 0.02 or row["ci_high"] <= -0.02))
 
     # small blocks and slices (several passes over the rows) give the same numbers
     monkeypatch.setattr(cards, "BLOCK_GAMES", 7)
@@ -288,7 +297,9 @@ def test_cards_command_prints_json_and_writes_the_page(tmp_path):
     assert doc["games"] == 3000 and doc["players"] == 2 and len(doc["cards"]) == 16
     deltas = [r["delta"] for r in doc["cards"]]
     assert deltas == sorted(deltas, reverse=True)
-    assert all(r["ci_low"] <= r["delta"] <= r["ci_high"] and r["flagged"] == (r["q"] < 0.05) for r in doc["cards"])
+    assert all(r["ci_low"] <= r["delta"] <= r["ci_high"] and r["significant"] == (r["q"] < 0.05) for r in doc["cards"])
+    assert all(r["flagged"] == (r["significant"] and r["judgement"] == "beyond") for r in doc["cards"])
+    assert doc["verdict"]["sentences"] and doc["strategy_labels"] == ["random", "random"]
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == [
         ".balance-report.json", "card-strength.png", "cards.html", "cards.md", "summary.json"]
     html = (tmp_path / "c" / "cards.html").read_text(encoding="utf-8")

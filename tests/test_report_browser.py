@@ -47,10 +47,23 @@ PROBE = """<script>
               shown: [box.width, box.height], inside: box.left >= 0 && box.right <= view + 1};
     });
     var heading = document.querySelector('h1');
+    var box = function (element) {
+      if (!element) { return null; }
+      var r = element.getBoundingClientRect();
+      return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY, left: r.left, right: r.right};
+    };
+    var first = document.querySelector('figure img');
     var verdict = {
       images: images, errors: errors, title: document.title,
       resources: performance.getEntriesByType('resource').map(function (entry) { return entry.name; }),
-      heading_rule: heading ? getComputedStyle(heading).borderBottomStyle : null
+      heading_rule: heading ? getComputedStyle(heading).borderBottomStyle : null,
+      viewport: [window.innerWidth, window.innerHeight],
+      page_width: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+      verdict_box: box(document.querySelector('.verdict')),
+      verdict_text: document.querySelector('.verdict') ? document.querySelector('.verdict').textContent : null,
+      first_chart: box(first), first_chart_alt: first ? first.alt : null,
+      grid: box(document.querySelector('table.grid')),
+      first_table: box(document.querySelector('table'))
     };
     var out = document.createElement('pre');
     out.id = 'verdict';
@@ -62,7 +75,9 @@ PROBE = """<script>
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1280,900", "--virtual-time-budget=5000"]
+                  "--window-size=1280,800", "--virtual-time-budget=5000"]
+FOLD = 800  # a 1280 x 800 window: the verdict and the first chart must end above its fold (the viewport
+#             Chromium gives such a window is a little shorter, and is what the test holds them to)
 
 
 def chromium() -> str:
@@ -114,11 +129,12 @@ def test_the_probe_sees_broken_images_and_script_errors(tmp_path):
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
-    """A game report (TriATri), a report with the trap section (The Sky City of ALEA), the book
-    index (TriATri at every player count) and the trap-odds page: every page kind `balance`
-    writes, each small."""
+    """Every page kind `balance` writes, each small: a game report (TriATri), a report with the trap
+    section (The Sky City of ALEA), the book index and one of its pages, the trap-odds page, card
+    strength, what-if, sweep, tournament and ladder."""
     chromium()  # skip or fail before spending time on the runs
     root = tmp_path_factory.mktemp("pages")
+    variant = Path(__file__).resolve().parent.parent / "examples" / "variants" / "triatri-no-instant-win.toml"
     commands = [
         ("simulate", "triatri", "-p", 3, "-n", 2000, "--seed", 3, "-q", "--out", root / "triatri.parquet"),
         ("report", root / "triatri.parquet", "--out", root / "triatri"),
@@ -126,15 +142,33 @@ def pages(tmp_path_factory):
         ("report", root / "sky-city.parquet", "--out", root / "sky-city"),
         ("book", "--game", "triatri", "-n", 1000, "-q", "--out", root / "book"),
         ("traps", "-p", 3, "-n", 1000, "-q", "--equilibrium-rounds", 200, "--out", root / "traps"),
+        ("cards", "bird-weather", "-p", 3, "-n", 2000, "-q", "--out", root / "cards"),
+        ("whatif", "triatri", "-p", 3, "-n", 2000, "-q", "--variant", variant, "--out", root / "whatif"),
+        ("sweep", "ten-tricks", "-p", 3, "-n", 600, "-q", "--set", "target=6..8:2", "--out", root / "sweep"),
+        ("tournament", "triatri", "-p", 2, "-n", 400, "-q", "--strategies", "random,greedy", "--out",
+         root / "tournament"),
+        ("ladder", "triatri", "-p", 2, "-n", 200, "-q", "--rungs", "random,greedy", "--out", root / "ladder"),
     ]
-    for command in commands:
-        code, _, err = balance(*command)
-        assert code == 0, (command, err)
+    from analysis import charts
+
+    encode = charts._png
+    with pytest.MonkeyPatch.context() as patch:  # every chart drawn on the way, for the label check
+        patch.setattr(charts, "_png", lambda figure: (FIGURES.append(figure), encode(figure))[1])
+        for command in commands:
+            code, _, err = balance(*command)
+            assert code == 0, (command, err)
     return root
 
 
-@pytest.mark.parametrize("page", ["triatri/report.html", "sky-city/report.html", "book/index.html",
-                                  "traps/traps.html"])
+FIGURES: list = []  # every matplotlib Figure the pages drew
+
+
+PAGES = ["triatri/report.html", "sky-city/report.html", "book/index.html", "book/triatri-3p/report.html",
+         "traps/traps.html", "cards/cards.html", "whatif/whatif.html", "sweep/sweep.html",
+         "tournament/tournament.html", "ladder/ladder.html"]
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_page_shows_every_chart_without_errors(pages, page, tmp_path):
     path = pages / page
     source = path.read_text(encoding="utf-8")
@@ -149,6 +183,7 @@ def test_page_shows_every_chart_without_errors(pages, page, tmp_path):
     for image in verdict["images"]:
         assert image["complete"] and min(image["natural"]) > 0, image["alt"]  # decoded, not broken
         assert min(image["shown"]) > 0 and image["inside"], image["alt"]      # on the page, not cut off
+        assert len(image["alt"]) > 20, image["alt"]  # alt text that says something
     assert verdict["heading_rule"] == "solid"  # the inline style sheet is applied
     assert verdict["title"] == html.unescape(re.search(r"<title>(.*?)</title>", source).group(1))
 
@@ -160,6 +195,39 @@ def test_page_shows_every_chart_without_errors(pages, page, tmp_path):
         assert (path.parent / link).is_file(), link
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_page_opens_with_its_verdict_and_chart_above_the_fold(pages, page, tmp_path):
+    """At 1280 x 800 the page opens with its verdict and, right after it, the chart that shows it
+    (the book index: its grid of verdicts), all above the fold; the tables come later, and nothing
+    makes the page wider than the window."""
+    found = render(pages / page, tmp_path)
+    assert found["viewport"][0] == 1280, found["viewport"]
+    fold = min(FOLD, found["viewport"][1])  # what a 1280 x 800 window shows without scrolling
+    scroll_width, client_width = found["page_width"]
+    assert scroll_width <= client_width, f"{page}: the page overflows sideways ({scroll_width} > {client_width})"
+    box = found["verdict_box"]
+    assert box is not None, f"{page}: no verdict"
+    assert box["bottom"] <= fold, f"{page}: the verdict ends at {box['bottom']:.0f} px"
+    assert "Verdict:" in found["verdict_text"] and "Judged" in found["verdict_text"]  # the thresholds stated
+    shown = found["grid"] if page == "book/index.html" else found["first_chart"]
+    assert shown is not None and shown["top"] >= box["bottom"], (page, shown, box)
+    assert shown["bottom"] <= fold, f"{page}: the {'grid' if page == 'book/index.html' else 'first chart'} ends at " \
+                                    f"{shown['bottom']:.0f} px, below the fold ({fold} px)"
+    table = found["grid"] if page == "book/index.html" else found["first_table"]
+    if table is not None and page != "book/index.html":
+        assert table["top"] >= shown["bottom"], f"{page}: a table comes before the first chart"
+
+
+def test_every_chart_has_a_title_units_and_no_legend_over_the_data(pages):
+    """Every chart of every page passes the house rules (analysis.charts.label_problems): a title,
+    labelled axes with units, and no legend inside a plot where it could cover bars or points."""
+    from analysis.charts import label_problems
+
+    assert len(FIGURES) >= 20
+    problems = {figure.get_suptitle() or "untitled": label_problems(figure) for figure in FIGURES}
+    assert {title: found for title, found in problems.items() if found} == {}
+
+
 def test_report_charts_cover_seats_scores_and_events(pages):
     """The game report shows the three summary charts, and the ALEA report adds its trap odds."""
     triatri = {name for _, name in charts_in_markdown(pages / "triatri" / "report.md")}
@@ -167,3 +235,4 @@ def test_report_charts_cover_seats_scores_and_events(pages):
     assert {"win-share.png", "scores.png", "event-rates.png"} <= triatri
     assert {"win-share.png", "scores.png", "event-rates.png", "trap-odds.png"} <= sky_city
     assert [name for _, name in charts_in_markdown(pages / "book" / "index.md")] == ["first-player-advantage.png"]
+    assert "| game | 2 players | 3 players | 4 players |" in (pages / "book" / "index.md").read_text()

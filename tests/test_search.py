@@ -3,6 +3,7 @@ refused, a decision with one right answer found, runs reproducible for any threa
 chunk size, the dealing of unseen cards respecting voids, and search measurably stronger than
 the heuristic on BIRD & WEATHER (the other card games' search tests are in their own files)."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -141,7 +142,9 @@ def test_ladder_cli_json_and_report(tmp_path):
     assert step["ci"][0] <= step["win_share"] <= step["ci"][1]
     assert doc["verdict"] and len(doc["verdict"]) <= 3
     page = (tmp_path / "ladder" / "ladder.md").read_text()
-    assert page.splitlines()[2].startswith(("Every rung", "Not every rung"))  # the verdict comes first
+    # the verdict comes first, in the verdict block every page opens with, then the chart
+    assert re.match(r"> \*\*. Verdict:\*\* (Every rung|Not every rung)", page.splitlines()[2]), page.splitlines()[2]
+    assert page.splitlines()[6].startswith("![Win share of each rung")
     assert (tmp_path / "ladder" / "ladder.png").stat().st_size > 10_000
 
 

@@ -14,9 +14,13 @@ def test_traps_command_writes_table_heatmap_and_figures(tmp_path):
     assert data["exact_odds"][data["traps"].index("1, 2 and 3")][3] == pytest.approx(6 / 216)
     first = data["simulation"][0]
     assert {"points_per_player_round", "first_roll_end", "escape_success", "zero_declarers_collect"} <= set(first)
+    for row in data["simulation"]:  # every figure carries its interval, the points per player per round too
+        assert row["points_ci"][0] < row["points_per_player_round"] < row["points_ci"][1], row["trap"]
+    assert data["verdict"]["agreement"]["agrees"] and len(data["verdict"]["sentences"]) == 3
     assert len(data["equilibria"]["traps"]) == 22 and data["equilibria"]["rounds"] == 300
     html = (tmp_path / "t" / "traps.html").read_text()
-    assert html.count("data:image/png;base64,") == 2 and "ASSUMED" in html and "Declaration equilibria" in html and "http" not in html.replace("http-equiv", "")
+    # the points per trap (the chart under the verdict), the heat map of the odds and the equilibria
+    assert html.count("data:image/png;base64,") == 3 and "ASSUMED" in html and "Declaration equilibria" in html and "http" not in html.replace("http-equiv", "")
 
 
 def test_traps_with_a_custom_deck_and_a_bad_one(tmp_path):

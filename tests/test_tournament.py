@@ -192,11 +192,12 @@ def test_text_output_and_report(tmp_path):
     assert "all 4 seatings" in text and "249 games per seating" in text
     assert "996 games in total (--games 995, split evenly and rounded up)" in text
     assert text.rstrip().endswith(f"report written: {out / 'tournament.html'} and {out / 'tournament.md'}")
-    pngs = {"tournament-matrix.png", "tournament-ratings.png", "tournament-tiers.png"}
+    pngs = {"tournament-strength.png", "tournament-matrix.png", "tournament-ratings.png", "tournament-tiers.png"}
     assert {p.name for p in out.iterdir()} == pngs | {"tournament.md", "tournament.html", "summary.json",
                                                      ".balance-report.json"}
     page = (out / "tournament.html").read_text()
-    assert page.count('src="data:image/png;base64,') == 3 and "all-heuristic" in page
+    assert page.count('src="data:image/png;base64,') == 4 and "all-heuristic" in page
+    assert page.index('class="verdict') < page.index("<img") < page.index("<table")  # verdict, chart, tables
     markdown = (out / "tournament.md").read_text()
     assert all(f"]({name})" in markdown for name in pngs)
     document = json.loads((out / "summary.json").read_text())

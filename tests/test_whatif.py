@@ -179,10 +179,12 @@ def test_out_writes_a_self_contained_report(tmp_path):
                               "-n", 500, "--out", out, "-q")
     assert code == 0, err
     assert f"report written: {out / 'whatif.html'}" in text
+    # the first seat's edge in every arm (the chart under the verdict) and the change of every figure
     assert sorted(p.name for p in out.iterdir()) == [".balance-report.json", "summary.json", "whatif-changes.png",
-                                                     "whatif.html", "whatif.md"]
+                                                     "whatif-edge.png", "whatif.html", "whatif.md"]
     page = (out / "whatif.html").read_text(encoding="utf-8")
-    assert page.count('src="data:image/png;base64,') == 1 and "http" not in page
+    assert page.count('src="data:image/png;base64,') == 2 and "http" not in page
+    assert page.index('class="verdict') < page.index("<img") < page.index("<table")
     markdown = (out / "whatif.md").read_text(encoding="utf-8")
     assert "![Change of every headline figure" in markdown and "## Variant 2: no fives, 8-card hands" in markdown
     assert (out / "whatif-changes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -88,6 +88,6 @@ def figures(frame, meta: dict, confidence: float) -> list[dict]:
                    for r in length.iter_rows(named=True)]
     lengths = {"title": "Game length",
                "note": f"Rounds played until a total reached the target (or the round cap), {games:,} games.",
-               "headers": ["rounds", "games", "share % [95% CI]", "seat 0 win share % [95% CI]"],
+               "headers": ["rounds", "games", "share % [95% CI]", "seat 1 win share % [95% CI]"],
                "rows": length_rows}
     return [flow, swap, lengths]

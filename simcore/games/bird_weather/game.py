@@ -66,7 +66,7 @@ class BirdWeather(Game, rules=bw):
 
     # --- opening hands ---------------------------------------------------------------
     def card_of_bit(self, setup) -> list[str]:
-        return [str(number) for number in setup.cards]  # deck index = bit; every number printed once
+        return [bw.card_name(number) for number in setup.cards]  # deck index = bit; every number printed once
 
     # --- logs ------------------------------------------------------------------------
     def log_buffers(self, setup, k):

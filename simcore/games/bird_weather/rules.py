@@ -190,6 +190,19 @@ GAME = "bird-weather"
 TITLE = "Trick-Take BIRD & WEATHER"
 PLAYER_COUNTS = (3, 4, 5)
 
+# the rulebook's names (§1): the tens digit is the weather, the ones digit the bird
+WEATHER_NAMES = {1: "sun", 2: "wind", 3: "cloud", 4: "rain", 5: "snow"}  # 晴 風 曇 雨 雪
+BIRD_NAMES = ("no bird", "sparrow", "white-eye", "wagtail", "kingfisher", "crow", "gull", "kite", "cormorant",
+              "egret")  # 0 none, スズメ メジロ ハクセキレイ カワセミ ハシボソガラス ウミネコ トビ カワウ コサギ
+
+
+def card_name(number: int) -> str:
+    """A card as the rulebook names it: its number, weather and bird, e.g. ``35 (cloud, crow)``."""
+    number = int(number)
+    weather = WEATHER_NAMES.get(number // 10, f"weather {number // 10}")
+    return f"{number} ({weather}, {BIRD_NAMES[number % 10]})"
+
+
 VARIANT_KEYS = {
     "cards": (list, "card numbers in the deck (10..99, at most 64); default 10..10N+9"),
     "hand_size": (int, "cards dealt to each player (one goes face down); default 10"),

@@ -13,7 +13,7 @@ from numba import prange
 from simcore.games.sky_city.rules import (
     ALL_CLEARED, ALL_ZERO, C_ALL_ZERO, C_CAPPED, C_ESCAPED, C_ESCAPES, C_FIRST_ROLL, C_ROLLOFF, C_ROUNDS,
     C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, N_TRAP_STATS, S_ESCAPED, S_ESCAPES, S_FIRST_ROLL, S_POINTS,
-    S_ROUNDS, S_ZERO_PAID_ROUNDS, S_ZERO_ROUNDS, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
+    S_POINTS_SQ, S_ROUNDS, S_ZERO_PAID_ROUNDS, S_ZERO_ROUNDS, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
     L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
     R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH, clear_counts,
 )
@@ -211,8 +211,11 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
             return STRATEGY_BROKE_RULES
         stats = trap_stats[trap_ids[table[T_TRAP]]]
         stats[S_ROUNDS] += 1
+        round_points = 0
         for s in range(n_players):
-            stats[S_POINTS] += points[s]
+            round_points += points[s]
+        stats[S_POINTS] += round_points
+        stats[S_POINTS_SQ] += round_points * round_points
         if ended == FIRST_ROLL:
             stats[S_FIRST_ROLL] += 1
         stats[S_ESCAPES] += counters[C_ESCAPES] - escapes

@@ -47,10 +47,12 @@ COUNTER_NAMES = ("rounds", "first_roll_triggers", "escapes", "escapes_succeeded"
 N_COUNTERS = 8
 
 # per-trap tallies of the rounds it was revealed in (summed over a run)
-(S_ROUNDS, S_POINTS, S_FIRST_ROLL, S_ESCAPES, S_ESCAPED, S_ZERO_ROUNDS, S_ZERO_PAID_ROUNDS) = range(7)
+# (points_squared: the sum over rounds of the square of all players' points in the round, so the
+# points per player per round carry an interval)
+(S_ROUNDS, S_POINTS, S_FIRST_ROLL, S_ESCAPES, S_ESCAPED, S_ZERO_ROUNDS, S_ZERO_PAID_ROUNDS, S_POINTS_SQ) = range(8)
 TRAP_STAT_NAMES = ("rounds", "points", "first_roll_endings", "escapes", "escapes_succeeded",
-                   "rounds_with_zero_declarers", "rounds_zero_declarers_paid")
-N_TRAP_STATS = 7
+                   "rounds_with_zero_declarers", "rounds_zero_declarers_paid", "points_squared")
+N_TRAP_STATS = 8
 
 # one log row per round: what was revealed and declared, every die in the order rolled, the points
 L_ROUND, L_TRAP, L_FINAL, L_ENDED = 0, 1, 2, 3

@@ -1,0 +1,235 @@
+"""Verdicts: the few plain sentences that open every page, judged against practical thresholds.
+
+A designer asks "is it fair? which card or seat is out of line? did the change help, and by how
+much?".  Statistics alone cannot answer: at 200,000 games every card is "significant".  So every
+figure that a verdict rests on is judged twice, with its 95% interval (lo, hi) and a practical
+threshold T (the same unit):
+
+- **within**: the whole interval lies inside (-T, +T): the effect is too small to matter, and
+  that is settled;
+- **beyond**: the whole interval lies at or past +T (or -T): out of line, and that is settled;
+- **unsettled**: the interval straddles +T or -T: more games would tell (``games_to_settle``
+  says about how many, if the estimate holds).
+
+A card or seat is *flagged* only when its effect is both statistically sure (q < 0.05 after
+the Benjamini-Hochberg correction) and larger than T, its whole interval beyond T (``flag``).
+
+The thresholds are the project's defaults, changed in ``balance.toml`` (``[thresholds]``,
+``balance init`` writes them commented) and stated on every page that uses them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+from simcore.errors import BalanceError
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    seat_pp: float = 2.0
+    card_pp: float = 2.0
+    change_pp: float = 1.0
+    gain_points: float = 0.05
+
+
+DESCRIPTIONS = {
+    "seat_pp": "a seat's edge (its win share minus the fair share 1/N), or a strategy's, under this many "
+               "percentage points counts as fair",
+    "card_pp": "a card that moves its holder's win share by less than this many percentage points is not "
+               "out of line",
+    "change_pp": "a rule change that moves the first seat's edge or a win share by less than this many "
+                 "percentage points changes nothing that matters",
+    "gain_points": "a declaration gaining less than this many points per round over the equilibrium is not "
+                   "worth a player's attention (The Sky City of ALEA)",
+}
+
+_current = Thresholds()
+
+
+def thresholds() -> Thresholds:
+    """The thresholds in force (the defaults, or those ``configure`` set from balance.toml)."""
+    return _current
+
+
+def configure(values: dict | None = None) -> Thresholds:
+    """Set the thresholds from a mapping (``balance.toml``'s ``[thresholds]``); unknown keys and
+    values that are not positive numbers are refused with one line.  None resets the defaults."""
+    global _current
+    if values is None:
+        _current = Thresholds()
+        return _current
+    known = {f.name for f in fields(Thresholds)}
+    for key, value in values.items():
+        if key not in known:
+            raise BalanceError(f"balance.toml: [thresholds] has no key '{key}' (known: {', '.join(sorted(known))})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or not math.isfinite(value):
+            raise BalanceError(f"balance.toml: thresholds.{key} must be a positive number, not {value!r}")
+    _current = replace(Thresholds(), **{k: float(v) for k, v in values.items()})
+    return _current
+
+
+def judge(value: float, interval, threshold: float) -> str:
+    """"within" (the interval inside (-T, T)), "beyond" (at or past +T or -T), else "unsettled"."""
+    low, high = interval
+    if low is None or high is None:
+        return "unsettled"
+    if -threshold < low and high < threshold:
+        return "within"
+    if low >= threshold or high <= -threshold:
+        return "beyond"
+    return "unsettled"
+
+
+def flag(value: float | None, interval, q: float | None, threshold: float, alpha: float = 0.05) -> bool:
+    """Flagged: statistically sure (corrected q below ``alpha``) AND larger than the threshold,
+    which is settled: the whole interval lies at or beyond it ("beyond").  An effect whose
+    interval straddles the threshold is unsettled, not flagged: more games would tell."""
+    return (value is not None and q is not None and q < alpha
+            and judge(value, interval, threshold) == "beyond")
+
+
+def games_to_settle(value: float, interval, games: int, threshold: float) -> int | None:
+    """About how many games would make an unsettled figure settled, if its estimate holds: the
+    interval's half-width shrinks as 1/sqrt(games), and must shrink below the estimate's distance
+    to the nearer threshold (+T or -T).  0 when already settled; None when the estimate sits on
+    the threshold (no count would settle it)."""
+    low, high = interval
+    if judge(value, interval, threshold) != "unsettled":
+        return 0
+    half = (high - low) / 2
+    distance = min(abs(value - threshold), abs(value + threshold))
+    if distance <= 0 or half <= 0:
+        return None
+    return round_up(games * (half / distance) ** 2)
+
+
+def round_up(count: float) -> int:
+    """A game count rounded up to two significant digits (12,345 -> 13,000)."""
+    count = max(1, math.ceil(count * (1 - 1e-12)))  # 90,000.00000001 from rounding is 90,000
+    step = 10 ** max(0, len(str(count)) - 2)
+    return -(-count // step) * step
+
+
+def pp(value: float, interval, places: int = 1) -> str:
+    """``+1.2 pp [+0.8, +1.6]``: percentage points with their interval, for a sentence."""
+    low, high = interval
+    return f"{value:+.{places}f} pp [{low:+.{places}f}, {high:+.{places}f}]"
+
+
+def pct(value: float, interval, places: int = 1) -> str:
+    """``25.3% [24.9, 25.7]``: a fraction as a percentage with its interval, for a sentence."""
+    low, high = interval
+    return f"{100 * value:.{places}f}% [{100 * low:.{places}f}, {100 * high:.{places}f}]"
+
+
+def stated(*keys: str) -> str:
+    """The thresholds a page uses, in one line to print under its verdict."""
+    t = thresholds()
+    parts = []
+    for key in keys:
+        value = getattr(t, key)
+        parts.append({"seat_pp": f"a seat or strategy within ±{value:g} pp of the fair share counts as fair",
+                      "card_pp": f"a card is out of line when it is sure to move win share by more than ±{value:g} pp",
+                      "change_pp": f"a change under ±{value:g} pp counts as no change",
+                      "gain_points": f"a deviation must gain {value:g} points per round to matter"}[key])
+    return ("Judged with 95% intervals against practical thresholds: " + "; ".join(parts)
+            + " (balance.toml [thresholds] changes them).")
+
+
+def tone(*outcomes: str) -> str:
+    """A verdict's colour from its judgements: "bad" if anything is beyond, "warn" if anything is
+    unsettled, else "good"."""
+    if "beyond" in outcomes:
+        return "bad"
+    if "unsettled" in outcomes:
+        return "warn"
+    return "good"
+
+
+# --------------------------------------------------------------------------------------------
+# the verdict of one run: is it fair, which seat (or strategy) is out of line
+# --------------------------------------------------------------------------------------------
+
+def seat_edges(summary: dict) -> list[dict]:
+    """Every seat's edge over the fair share 1/N in percentage points, with its Wilson interval
+    shifted the same way, and its judgement against the seat threshold."""
+    fair = 1.0 / summary["players"]
+    limit = thresholds().seat_pp
+    edges = []
+    for seat in summary["seats"]:
+        low, high = seat["win_share_ci"]
+        value, interval = 100 * (seat["win_share"] - fair), [100 * (low - fair), 100 * (high - fair)]
+        edges.append({"seat": seat["seat"], "edge_pp": value, "ci_pp": interval,
+                      "judgement": judge(value, interval, limit),
+                      "games_to_settle": games_to_settle(value, interval, summary["games"], limit)})
+    return edges
+
+
+def _seat(index: int) -> str:
+    return f"seat {index + 1}"
+
+
+def summary_verdict(summary: dict) -> dict:
+    """The verdict of one run: ``sentences`` (one or two), ``note`` (the thresholds), ``tone``,
+    and ``judgement`` ("within": fair, "beyond": out of line, "unsettled"), also for the JSON."""
+    limit = thresholds().seat_pp
+    fair = 100.0 / summary["players"]
+    games = summary["games"]
+    if summary.get("lineup") == "mixed":
+        rows = summary["strategy_strength"]
+        judged = [(r, judge(r["edge_pp"], r["edge_ci_pp"], limit)) for r in rows]
+        parts = [f"{r['strategy_label']} ({r['seat_names']}) wins {pct(r['win_share'], r['win_share_ci'])}"
+                 + (" each" if len(r["seats"]) > 1 else "") for r in rows]
+        out_of_line = [f"{r['strategy_label']} {pp(r['edge_pp'], r['edge_ci_pp'])}" for r, j in judged if j == "beyond"]
+        first = (f"Mixed line-up, so the seats differ by skill, not seat order: {'; '.join(parts)}, "
+                 f"against a fair {fair:.1f}%.")
+        second = (f"Beyond ±{limit:g} pp of the fair share: {' and '.join(out_of_line)}" if out_of_line else
+                  f"No strategy is settled as more than {limit:g} pp from the fair share")
+        second += "; for the first seat's edge give every seat one strategy, or rotate the seats (balance tournament)."
+        outcome = "beyond" if out_of_line else ("within" if all(j == "within" for _, j in judged) else "unsettled")
+        return {"sentences": [first, second], "note": stated("seat_pp"), "tone": "info", "judgement": outcome,
+                "kind": "strategy strength"}
+    edges = seat_edges(summary)
+    first = edges[0]
+    beyond = [e for e in edges if e["judgement"] == "beyond"]
+    unsettled = [e for e in edges if e["judgement"] == "unsettled"]
+    if beyond:
+        listed = "; ".join(f"{_seat(e['seat'])} {pp(e['edge_pp'], e['ci_pp'])}" for e in beyond[:3])
+        sentence = (f"Not fair: {listed} against the fair {fair:.1f}%, beyond the ±{limit:g} pp that counts as fair"
+                    + (f" ({len(beyond) - 3} more seats too)" if len(beyond) > 3 else "") + ".")
+        outcome = "beyond"
+    elif unsettled:
+        worst = max(unsettled, key=lambda e: abs(e["edge_pp"]))
+        need = worst["games_to_settle"]
+        sentence = (f"Not settled: {_seat(worst['seat'])}'s edge is {pp(worst['edge_pp'], worst['ci_pp'])}, which "
+                    f"may or may not exceed ±{limit:g} pp"
+                    + (f"; about {need:,} games would tell (this run has {games:,})." if need else "."))
+        outcome = "unsettled"
+    else:
+        largest = max(edges, key=lambda e: abs(e["edge_pp"]))
+        sentence = (f"Fair: every seat wins within ±{limit:g} pp of the fair {fair:.1f}%; seat 1, who plays first, "
+                    f"is at {pp(first['edge_pp'], first['ci_pp'])}"
+                    + (f" and the largest edge is {_seat(largest['seat'])}'s {pp(largest['edge_pp'], largest['ci_pp'])}."
+                       if largest["seat"] != 0 else "."))
+        outcome = "within"
+    return {"sentences": [sentence], "note": stated("seat_pp"), "tone": tone(outcome), "judgement": outcome,
+            "kind": "seat edge", "seat_edges": edges}
+
+
+def short_verdict(summary: dict) -> tuple[str, str]:
+    """(text, tone) of one run in a few words, for grids and lists: ``fair · seat 1 −0.4 pp
+    [−0.6, −0.2]``, ``out of line · seat 2 +3.1 pp [...]``, ``unsettled · ...``."""
+    verdict = summary_verdict(summary)
+    if verdict["kind"] == "strategy strength":
+        top = summary["strategy_strength"][0]
+        return f"skill, not seat · {top['strategy']} {pp(top['edge_pp'], top['edge_ci_pp'])}", "info"
+    edges = verdict["seat_edges"]
+    outcome = verdict["judgement"]
+    if outcome == "within":
+        shown, word = edges[0], "fair"
+    else:
+        pool = [e for e in edges if e["judgement"] == outcome]
+        shown = max(pool, key=lambda e: abs(e["edge_pp"]))
+        word = "out of line" if outcome == "beyond" else "unsettled"
+    return f"{word} · {_seat(shown['seat'])} {pp(shown['edge_pp'], shown['ci_pp'])}", tone(outcome)
