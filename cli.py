@@ -290,10 +290,10 @@ def report(
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
     with _claim(out, force):
-        _report(runs, out, skill, skill_games, search_games, threads, quiet)
+        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json)
 
 
-def _report(runs, out, skill, skill_games, search_games, threads, quiet):
+def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json):
     from analysis.report import write_report
 
     profile = None
