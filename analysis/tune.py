@@ -478,7 +478,8 @@ def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed)
     try:
         measurer.game.setup(space.players, measurer.variant(settings))
     except BalanceError as exc:
-        record.update(status="refused", reason=" ".join(str(exc).split()))
+        reason = " ".join(str(exc).split()).removeprefix(f"{measurer.variant({}).source}: ")
+        record.update(status="refused", reason=f"refused by the rules: {reason}")
         return record
     before = measurer.games_played
     for rung, games in enumerate(rungs):
@@ -685,9 +686,10 @@ def verdict(document: dict) -> dict:
         best = document["best"]
         sentences = [f"No finalist meets all {len(targets)} targets on {games} of fresh play."]
         if best is not None:
-            failed = [t["label"] for t, f in zip(targets, best["targets"]) if not f["met"]]
+            failed = "; ".join(f"{t['label']} {figure_text(t, f)} ({t['band']})"
+                               for t, f in zip(targets, best["targets"]) if not f["met"])
             sentences.append(f"The closest, {change_text(best['settings'], document) or 'the rules tuned from'} "
-                             f"(candidate {best['number']}), misses {', '.join(failed)}: {figures(best)}.")
+                             f"(candidate {best['number']}), misses {failed}.")
         tone = "bad"
     if missed and (winner is None or winner["settings"]):
         sentences.append(f"The rules tuned from miss {len(missed)} of {len(targets)}: "

@@ -243,9 +243,9 @@ def load_space(path: str | Path, players: int | None = None) -> Space:
 def _refusal(game, players, base, key, value) -> str | None:
     """Why the rules refuse ``key = value`` on the base rules (None: they accept it)."""
     try:
-        game.setup(players, game.variant(base.source, {key: value}) if base.source else game.variant(None, {key: value}))
+        game.setup(players, game.variant(base.source, {key: value}))
     except BalanceError as exc:
-        return " ".join(str(exc).split())
+        return " ".join(str(exc).split()).removeprefix(f"{base.source}: ")
     return None
 
 
