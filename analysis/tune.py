@@ -7,8 +7,10 @@ machine).  The rules tuned from are always candidate 1, so "change nothing" comp
 Racing (asynchronous successive halving).  The budget names rungs of game counts n1 < n2 < ...
 Every candidate plays games 0..n1-1 of the tune's seed; every set of rules plays the same games
 (common random numbers), so at a rung all candidates are compared on the same deals.  A
-candidate's score at a rung is how far its targets' 95% intervals reach outside the targets
-(0: all met), plus a tie-breaker of 0.001 per unit of change.  It goes on to the next rung (the
+candidate's score at a rung is how far its targets' 95% intervals would reach outside the
+targets at the finalists' game count (each interval around its estimate narrowed by
+sqrt(games / final games); 0: it looks sure to meet them all), plus a tie-breaker of 0.001 per
+unit of change, so among candidates that look sure to pass the smaller change goes on.  It goes on to the next rung (the
 games 0..n(k+1)-1) only if its score is among the best 1/KEEP of the scores measured at that rung
 so far; otherwise it stops there.  A candidate is dropped only for being worse than others at a
 rung, on the same games.
@@ -295,12 +297,19 @@ def settings_of(params: dict, space: Space) -> tuple[dict, list[str], float]:
     return settings, changed, size
 
 
-def score_of(figures: list[dict], space: Space, changed: list[str], size: float) -> float:
-    """How far the candidate is from meeting every target (sum of each interval's miss over the
-    target's scale), plus a small tie-breaker for the size of the change."""
+def score_of(figures: list[dict], space: Space, changed: list[str], size: float, shrink: float = 1.0) -> float:
+    """How far the candidate is from meeting every target: for each target, how far its 95%
+    interval would reach outside the target at the finalists' game count (the interval around
+    the estimate narrowed by ``shrink`` = sqrt(games / final games)), over the target's scale;
+    plus a small tie-breaker for the size of the change, so that among candidates that look
+    sure to meet every target the smaller change goes on."""
     total = 0.0
     for target, figure in zip(space.targets, figures):
-        miss = figure["miss"]
+        value, (low, high) = figure["value"], figure["ci"]
+        if value is None or low is None or high is None:
+            miss = figure["miss"]
+        else:
+            miss = target.miss([value - (value - low) * shrink, value + (high - value) * shrink])
         total += (miss if miss is not None else 10.0) / target.scale
     return total + CHANGE_WEIGHT * (len(changed) + size)
 
@@ -316,13 +325,13 @@ def promoted(score: float, pool: list[float], keep: int) -> bool:
 # the journal (--resume)
 # --------------------------------------------------------------------------------------------
 
-def journal_identity(space: Space, seed: int, racing: bool, candidates: int) -> dict:
+def journal_identity(space: Space, seed: int, racing: bool, candidates: int, final_games: int) -> dict:
     from simcore.cache import FINGERPRINT
 
     base = space.variant_path.read_text(encoding="utf-8") if space.variant_path else ""
     return {"version": JOURNAL_VERSION, "space": hashlib.sha256(space.text.encode()).hexdigest()[:16],
             "variant": hashlib.sha256(base.encode()).hexdigest()[:16], "seed": seed, "racing": racing,
-            "candidates": candidates, "players": space.players, "engine": FINGERPRINT}
+            "candidates": candidates, "final_games": final_games, "players": space.players, "engine": FINGERPRINT}
 
 
 def read_journal(path: Path, identity: dict) -> list[dict]:
@@ -372,7 +381,7 @@ def tune(space_path, seed: int = 1, out: Path | None = None, resume: bool = Fals
     if resume and out is None:
         raise BalanceError("--resume needs --out: the stopped tune is found in its output folder")
     rungs = list(budget.rungs) if racing else [budget.rungs[-1]]
-    identity = journal_identity(space, seed, racing, count)
+    identity = journal_identity(space, seed, racing, count, finals)
     journal_path = Path(out) / JOURNAL if out is not None else None
     if out is not None:
         from analysis.whatif import check_report_folder
@@ -414,7 +423,8 @@ def tune(space_path, seed: int = 1, out: Path | None = None, resume: bool = Fals
                         for rung, entry in enumerate(record["rungs"]):
                             pools[rung].append(entry["score"])
                     else:
-                        record = evaluate(number, params, space, measurer, rungs, pools, records, budget.keep, seed)
+                        record = evaluate(number, params, space, measurer, rungs, pools, records, budget.keep, seed,
+                                          finals)
                     _tell(study, trial, record)
                     records.append(record)
                     if number > len(done) and journal_path is not None:
@@ -466,7 +476,7 @@ def full_evaluation_games(space: Space, records: list[dict], games: int) -> int:
     return (distinct + 1) * games_per_measure(space, games)
 
 
-def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed) -> dict:
+def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed, final_games=None) -> dict:
     """Race one candidate up the rungs (or find it is a repeat, or refused by the rules)."""
     settings, changed, size = settings_of(params, space)
     record = {"number": number, "params": params, "settings": settings, "changed": changed, "size": size,
@@ -484,7 +494,7 @@ def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed)
     before = measurer.games_played
     for rung, games in enumerate(rungs):
         figures = measurer.measure(settings, games, seed)
-        score = score_of(figures, space, changed, size)
+        score = score_of(figures, space, changed, size, math.sqrt(games / final_games) if final_games else 1.0)
         record["rungs"].append({"games": games, "score": score, "targets": figures})
         pools[rung].append(score)
         if rung < len(rungs) - 1 and not promoted(score, pools[rung], keep):
@@ -827,7 +837,9 @@ def report_blocks(document: dict) -> list:
               Table(candidate_headers(document), candidate_rows(document)),
               Paragraph("Finalists first, measured on fresh games; then the other candidates at the furthest racing "
                         "rung they reached. ✗: the 95% interval is not inside the target. Score: how far the "
-                        "intervals reach outside the targets, each over half its band, plus 0.001 per unit of change."),
+                        "intervals would reach outside the targets at the finalists' game count (each narrowed by "
+                        "√(games / final games) around its estimate), each over half its band, plus 0.001 per unit "
+                        "of change."),
               Heading(2, "How the tune works"),
               Paragraph("Optuna's TPE sampler, seeded from the tune's seed, proposes one candidate at a time; the rules "
                         "tuned from are candidate 1. Racing: every candidate plays the same games as every other "
