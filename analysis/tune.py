@@ -811,12 +811,14 @@ def chart(document: dict) -> bytes:
         unit = "per game" if target["figure"] == "game_length" else "pp"
         axes.set_ylabel(unit)
         axes.set_title(f"{target['label']}: {target['band']}", fontsize=9)
-        axes.set_xlabel("candidate (0 = the rules tuned from, on the fresh games)")
+        if k == len(targets) - 1:
+            axes.set_xlabel("candidate (0 = the rules tuned from, on the fresh games)")
+        axes.xaxis.get_major_locator().set_params(integer=True)
         axes.grid(axis="y", alpha=0.3)
     figure.suptitle("Candidates against the targets (95% intervals; green band: the target)", fontsize=12,
                     fontweight="bold")
-    figure.text(0.5, 0.005, "red: the rules tuned from · blue: finalists on fresh games · green: the winner · "
-                "grey: racing, at the last rung reached", ha="center", fontsize=8, color="0.3")
+    figure.supxlabel("red: the rules tuned from · blue: finalists on fresh games · green: the winner · "
+                     "grey: racing, at the last rung reached", fontsize=8, color="0.3")
     return _png(figure)
 
 
