@@ -569,7 +569,7 @@ def finish(space: Space, measurer: Measurer, records: list[dict], seed: int, fin
     return {
         "game": space.game, "title": measurer.game.title, "players": space.players, "space": str(space.path),
         "space_name": space.name, "description": space.description, "version": __version__,
-        "from": {"name": base.name, "source": base.source, "settings": dict(base.settings)},
+        "from": {"name": base.name, "source": _shown(base.source), "settings": dict(base.settings)},
         "seed": seed, "final_seed": fresh, "racing": racing, "confidence": 0.95,
         "budget": {"candidates": count, "rungs": rungs, "keep": space.budget.keep,
                    "finalists": space.budget.finalists, "final_games": finals, "precision": space.budget.precision},
@@ -583,6 +583,16 @@ def finish(space: Space, measurer: Measurer, records: list[dict], seed: int, fin
         "winner": winner,
         "best": rows[0] if rows and rows[0]["stage"] == "final" else None,
     }
+
+
+def _shown(source: str | None) -> str | None:
+    """A file as the user would name it: relative to the working folder where it lies below it."""
+    if source is None:
+        return None
+    try:
+        return str(Path(source).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return source
 
 
 def _row(record: dict, stage: str, games, figures, score) -> dict:

@@ -255,3 +255,14 @@ def test_the_command_writes_its_pages_and_json(tmp_path):
         assert (out / "winner.toml").is_file() and (out / "whatif" / "whatif.html").is_file()
     code, _, err = balance("tune", space, "--out", out, "-q")
     assert code == 2 and "the report folder exists" in err
+
+
+def test_a_tune_on_a_dask_cluster_gives_the_same_answer(small_tune):
+    """--cluster: every run of the tune plays its chunks on the cluster of the command (here two
+    local worker processes); the candidates, figures and answer are those of one process."""
+    from simcore.cluster import open_executor, use
+
+    space, here = small_tune
+    with open_executor("local:2") as executor, use(executor):
+        there = tuner.tune(space, seed=3, progress=False, report=False)
+    assert _steady(there) == _steady(here)
