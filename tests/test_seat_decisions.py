@@ -129,3 +129,4 @@ def test_bench_search_counts_the_search_players_work(name):
     assert result["searched_decisions"] > 0 and result["mean_choices"] >= 2
     assert result["playouts"] == round(2 * result["searched_decisions"] * result["mean_choices"])
     assert result["decisions_per_game"] * 8 >= result["searched_decisions"]
+    assert len(result["load_average"]) == 3  # the machine's load, printed beside the figures
