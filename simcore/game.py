@@ -438,6 +438,13 @@ class Game:
         """One game's log as a dictionary (what ``replay`` prints and the tests compare)."""
         raise NotImplementedError
 
+    def seat_decisions(self, setup, log: dict, seat: int) -> list[int]:
+        """How many choices ``seat`` had at each of its decisions in a logged game (``log`` as
+        ``kernel_logs`` gives it), in the order it was asked, a forced decision as 1: what
+        `balance bench --search` counts a search player's work with."""
+        raise BalanceError(f"{self.name} does not count a seat's decisions from its logs (Game.seat_decisions), "
+                           "so bench --search cannot measure its search")
+
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         """Game ``index`` of run ``seed``, logged exactly as the run played it."""
         self.check_lineup(setup, lineup)
