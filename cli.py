@@ -362,18 +362,27 @@ def book(
 def cards(
     game: GameArg,
     players: PlayersOpt = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games to simulate.")] = 200_000,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", help="Games to simulate (default 200,000; with --cause, deals per card, default "
+                              "20,000).")] = None,
     seed: SeedOpt = 1,
     strategies: StrategiesOpt = None,
     variant: VariantOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cards.md, cards.html and the chart.")] = None,
+    cause: Annotated[bool, typer.Option(
+        "--cause", help="Worth of PLAYING each card: every deal played as dealt and with the card withheld "
+                        "(not played while another move is legal), the holder's paired difference.")] = False,
+    card: Annotated[Optional[list[str]], typer.Option(
+        "--card", help="With --cause: only this card, by its name in the game (repeatable).")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for cards.md (cause.md with --cause), the .html and the chart.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     force: ForceOpt = False,
     cluster: ClusterOpt = None,
     scheduler: SchedulerOpt = None,
 ):
-    """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged)."""
+    """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged);
+    with --cause, what playing it is worth to its holder on the same deals."""
     import tempfile
 
     import polars as pl
@@ -383,8 +392,30 @@ def cards(
 
     g, v, setup = _game_and_setup(game, players, variant, None)
     if g.card_names(setup) is None:
-        raise _error(f"{g.name} deals no hands of cards, so it has no card strength "
+        raise _error(f"{g.name} deals no hands of cards, so it has no card {'cause' if cause else 'strength'} "
                      f"(card games: {', '.join(card_report.card_games())})")
+    if card and not cause:
+        raise _error("--card needs --cause")
+    if cause:
+        from analysis import cause as cause_report
+
+        games = cause_report.DEFAULT_GAMES if games is None else games
+        g.lineup(strategies, players)  # a bad strategy is refused before the output is claimed
+        with _claim(out, force), _cluster(cluster, scheduler):
+            if out is not None:
+                card_report.check_out_dir(out)
+            doc = cause_report.card_cause(g.name, players, games, seed, strategies, variant, None,
+                                          progress=not quiet and not as_json, cards=card)
+            if out is not None:
+                cause_report.write(doc, out)
+        if as_json:
+            typer.echo(json.dumps(doc, indent=2))
+        else:
+            typer.echo(cause_report.format_text(doc), nl=False)
+            if out is not None:
+                typer.echo(f"\ncard cause written: {out / 'cause.html'} and {out / 'cause.md'}")
+        return
+    games = 200_000 if games is None else games
     if games < 2:
         raise _error(f"--games must be at least 2 for card strength, not {games}")
     lineup = g.lineup(strategies, players)
