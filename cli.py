@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 TASKS = {
     "run": ("init", "simulate", "book"),
     "look": ("report", "cards", "traps", "games", "replay"),
-    "compare": ("whatif", "sweep", "tournament", "ladder"),
+    "compare": ("whatif", "sweep", "tournament", "ladder", "exploits"),
     "check": ("play", "bench"),
 }
 TASK_TITLES = {"run": "Run: set up a project and simulate", "look": "Look: read a run, its cards, its traps",
@@ -29,7 +29,7 @@ SUMMARY = {
     "simulate": "play a game many times: win shares, seat edge, rule events",
     "book": "every game at every player count: a report each and an index",
     "report": "a page (Markdown + HTML) for one or more runs",
-    "cards": "which cards in the opening hand are out of line",
+    "cards": "which cards in the opening hand are out of line (--cause: what playing each is worth)",
     "traps": "ALEA: exact trap odds, per-trap figures, declaration equilibria",
     "games": "the games, their player counts, strategies and variant keys",
     "replay": "the trick-by-trick log of one game of a run",
@@ -37,6 +37,7 @@ SUMMARY = {
     "sweep": "one variant setting over a range, on the same games",
     "tournament": "strategies against each other with the seats rotated",
     "ladder": "is each player measurably stronger than the one below",
+    "exploits": "is there a simple strategy that beats the game's skilled players",
     "play": "a scripted position through both engines, which must agree",
     "bench": "games per second of the engines",
 }
@@ -508,6 +509,48 @@ def ladder(
     with _claim(out, force), _cluster(cluster, scheduler):
         doc = run_ladder(game, players, games, seed, threads, rungs=names, out=out, progress=not quiet and not as_json)
         _emit(doc, format_text, write_report, out, "ladder", as_json)
+
+
+@app.command()
+def exploits(
+    game: GameArg,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option(
+        "--games", "-n", help="Screening games per candidate, split evenly over the seats; the best are "
+                              "confirmed on 5x as many fresh games.")] = 2_000,
+    budget: Annotated[int, typer.Option(
+        "--budget", help="At most this many candidates screened (a parameter grid is thinned to fit).")] = 24,
+    field: Annotated[Optional[str], typer.Option(
+        "--field", help="The skilled players to beat, in every other seat (default: the game's heuristic "
+                        "player, e.g. expected-value for sky-city).")] = None,
+    candidates: Annotated[Optional[str], typer.Option(
+        "--candidates", help="The strategies to try, comma-separated (default: every built-in rule of thumb "
+                             "and a grid over each parameter range).")] = None,
+    finalists: Annotated[int, typer.Option(
+        "--finalists", help="How many of the screen's best are confirmed on fresh games.")] = 3,
+    seed: SeedOpt = 1,
+    variant: VariantOpt = None,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for exploits.md and a self-contained exploits.html with the chart.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """Exploit search: does a simple strategy (a rule of thumb, a parameter setting) beat a field of GAME's
+    heuristic players by more than the threshold? Screen, then confirm the best on fresh games."""
+    from analysis.exploits import check_out_dir, find_exploits, format_text, write_report
+
+    names = [name.strip() for name in candidates.split(",") if name.strip()] if candidates else None
+    with _claim(out, force), _cluster(cluster, scheduler):
+        if out is not None:
+            check_out_dir(out)
+        doc = find_exploits(game, players, games, seed, field=field, budget=budget, names=names,
+                            finalists=finalists, threads=threads, variant_path=variant,
+                            progress=not quiet and not as_json)
+        _emit(doc, format_text, write_report, out, "exploits", as_json)
 
 
 @app.command()
