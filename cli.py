@@ -68,7 +68,7 @@ class TaskGroup(TyperGroup):
 app = typer.Typer(
     cls=TaskGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
     help="Monte Carlo balance analyzer for tabletop games. Run (init, simulate, book), look (report, cards, "
-         "traps, games, replay), compare (whatif, sweep, tournament, ladder) and check (play, bench); every page "
+         "traps, games, replay), compare (whatif, sweep, tournament, ladder, exploits) and check (play, bench); every page "
          "opens with its verdict. Defaults come from ./balance.toml if there is one (`balance init` writes one).",
 )
 
