@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 TASKS = {
     "run": ("init", "simulate", "book"),
     "look": ("report", "cards", "traps", "games", "replay"),
-    "compare": ("whatif", "sweep", "tournament", "ladder", "exploits"),
+    "compare": ("whatif", "sweep", "tune", "tournament", "ladder", "exploits"),
     "check": ("play", "bench"),
 }
 TASK_TITLES = {"run": "Run: set up a project and simulate", "look": "Look: read a run, its cards, its traps",
@@ -35,6 +35,7 @@ SUMMARY = {
     "replay": "the trick-by-trick log of one game of a run",
     "whatif": "the published rules against variants, on the same games",
     "sweep": "one variant setting over a range, on the same games",
+    "tune": "search rule changes for the smallest one that meets every target",
     "tournament": "strategies against each other with the seats rotated",
     "ladder": "is each player measurably stronger than the one below",
     "exploits": "is there a simple strategy that beats the game's skilled players",
@@ -68,7 +69,7 @@ class TaskGroup(TyperGroup):
 app = typer.Typer(
     cls=TaskGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
     help="Monte Carlo balance analyzer for tabletop games. Run (init, simulate, book), look (report, cards, "
-         "traps, games, replay), compare (whatif, sweep, tournament, ladder, exploits) and check (play, bench); every page "
+         "traps, games, replay), compare (whatif, sweep, tune, tournament, ladder, exploits) and check (play, bench); every page "
          "opens with its verdict. Defaults come from ./balance.toml if there is one (`balance init` writes one).",
 )
 
@@ -291,10 +292,10 @@ def report(
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
     with _claim(out, force):
-        _report(runs, out, skill, skill_games, search_games, threads, quiet)
+        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json)
 
 
-def _report(runs, out, skill, skill_games, search_games, threads, quiet):
+def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json):
     from analysis.report import write_report
 
     profile = None
@@ -611,6 +612,41 @@ def sweep(
         _emit(document, sweeping.format_text, sweeping.write, out, "sweep", as_json)
 
 
+@app.command()
+def tune(
+    space: Annotated[Path, typer.Argument(help="Tune space TOML: what may change, and the targets (docs/tune.md).",
+                                          metavar="SPACE")],
+    seed: SeedOpt = 1,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", help="Fresh games per finalist (default: the space's final_games or precision).")] = None,
+    candidates: Annotated[Optional[int], typer.Option(
+        "--candidates", help="Candidates the sampler proposes (default: the space's budget).")] = None,
+    no_racing: Annotated[bool, typer.Option(
+        "--no-racing", help="Play every candidate at the last rung (to measure what racing saves).")] = False,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for tune.md, tune.html, tune.json, winner.toml and whatif/ (the winner against "
+                            "the rules tuned from).")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue a stopped tune in --out: the finished candidates are read from its journal, "
+                         "the answer is the one an uninterrupted tune gives.")] = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """Search the rule changes a tune space allows for the smallest one that meets every target: TPE
+    proposals, racing on common random numbers, finalists measured on fresh games (docs/tune.md)."""
+    from analysis import tune as tuner
+
+    with _claim(out, force, resume), _cluster(cluster, scheduler):
+        document = tuner.tune(space, seed=seed, out=out, resume=resume, threads=threads,
+                              progress=not quiet and not as_json, candidates=candidates, final_games=games,
+                              racing=not no_racing)
+        _emit(document, tuner.format_text, tuner.write, out, "tune", as_json)
+
+
 def _emit(document: dict, format_text, write, out: Path | None, stem: str, as_json: bool) -> None:
     """A workbench command's ending: the report files if asked for, then JSON or the text tables."""
     if out is not None:
@@ -888,7 +924,7 @@ def main() -> None:
 # folder options, with the command's own sub-folder)
 DEFAULT_KEYS = ("games", "seed", "output", "threads", "cluster")
 OUTPUT_FOLDERS = {"report": "latest", "book": "book", "cards": "cards", "traps": "traps", "whatif": "whatif",
-                  "sweep": "sweep", "tournament": "tournament", "ladder": "ladder"}
+                  "sweep": "sweep", "tune": "tune", "tournament": "tournament", "ladder": "ladder"}
 
 
 def project_defaults(path: Path | None = None) -> dict | None:
