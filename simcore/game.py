@@ -353,6 +353,29 @@ class Game:
                 copies[column[name]] += ((masks >> np.uint64(b)) & np.uint64(1)).astype(np.uint8)
         return np.moveaxis(copies, 0, -1)
 
+    def withheld_setup(self, setup, card: str):
+        """The rules in force with one printed card *withheld* (``balance cards --cause``): no seat
+        plays it (any copy) to a trick while another legal move exists.  The card's bits go into the
+        rules slot ``R_WITHHELD`` of a card game's rules module, which its play loop applies to the
+        legal moves before any strategy chooses (``simcore.play.withhold``), so it binds every
+        strategy alike; the deal and every chance draw are unchanged.  A setup with nothing withheld
+        (the slot 0, every ordinary run) plays exactly as before."""
+        import dataclasses
+
+        slot = getattr(self.rules, "R_WITHHELD", None)
+        bits = self.card_of_bit(setup)
+        if slot is None or bits is None:
+            raise BalanceError(f"{self.title} has no cards to withhold")
+        mask = 0
+        for b, name in enumerate(bits):
+            if name == card:
+                mask |= 1 << b
+        if not mask:
+            raise BalanceError(f"{self.title} has no card '{card}' in the deck in force")
+        rules = setup.rules.copy()
+        rules[slot] = np.array([mask], dtype=np.uint64).view(np.int64)[0]
+        return dataclasses.replace(setup, rules=rules)
+
     @staticmethod
     def check_status(status: np.ndarray, lineup: Lineup, games, seed: int) -> None:
         """Turn a kernel's per-game status into an error naming the first broken game.

@@ -36,6 +36,7 @@ PAGES = [ROOT / "README.md", ROOT / "reports" / "README.md",
 
 # the most games each command plays here (``-n``/``--games``), and what a command without -n gets
 SMALL = {"simulate": 2_000, "cards": 2_000, "whatif": 2_000, "sweep": 600, "tournament": 2_000, "ladder": 200,
+         "exploits": 200,
          "traps": 1_000, "book": 400, "bench": 20_000, "tune": 4_000}
 EXTRA = {  # options added to keep a command small (only where the command does not give them)
     "book": ["--skill-games", "200", "--search-games", "24"],
