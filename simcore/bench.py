@@ -99,7 +99,7 @@ def run_search_bench(name: str, players: int, games: int, repeats: int, spec: st
     the logs of those games (``Game.seat_decisions``: the choices at each decision): a decision
     with k >= 2 choices plays d x p x k playouts (a playout is one move and a rollout to the end
     of the deal or round), one with a single choice none.  That is the unit OpenSpiel's ISMCTS
-    counts as a simulation (bench/ismcts.py)."""
+    counts as a simulation (tools/ismcts.py)."""
     game = get_game(name)
     players_module = game.strategy_module()  # the search's budget slots, through the registry
     setup = game.setup(players, game.variant())
