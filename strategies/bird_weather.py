@@ -53,7 +53,7 @@ HEURISTIC_DEFAULTS = (0.6, 0.35, 0.08, 0.0)
 
 @kernel(globals(), inline="always")
 def random_card(mask, streams):
-    return kth_index(mask, below(streams, PLAY, popcount(mask)))
+    return kth_set_bit(mask, below(streams, PLAY, popcount(mask)))
 
 
 # --- greedy -----------------------------------------------------------------
