@@ -117,8 +117,9 @@ def _stats(values) -> dict:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
-def conduct(peers_python: str, ours: list[str], players: int, repeats: int, seconds: float, progress: bool) -> dict:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+def conduct(peers_python: str, ours: list[str], players: int, repeats: int, seconds: float, progress: bool,
+            project: str | None = None) -> dict:
+    sys.path.insert(0, project or str(Path(__file__).resolve().parent.parent))
     from simcore.bench import machine
     from simcore.driver import DEFAULT_CHUNK, set_threads
     from simcore.game import get_game
@@ -138,7 +139,11 @@ def conduct(peers_python: str, ours: list[str], players: int, repeats: int, seco
         say(f"bench-peers: loading/compiling {name}, counting its card plays per game ...")
         game.run_chunk(setup, lineup, 0, 0, 64)
         kernels[name] = (game, setup, lineup)
-        cards[name] = game.plays_per_game(setup, lineup, 1000, 2000)
+        if hasattr(game, "plays_per_game"):
+            cards[name] = game.plays_per_game(setup, lineup, 1000, 2000)
+        else:  # an older checkout (--project): the same count, from its logs
+            logs = game.kernel_logs(setup, lineup, 1000, range(2000))
+            cards[name] = sum(len(log["tricks"]) * players for log in logs) / len(logs)
     set_threads(1)
 
     def ours_rate(name: str, n: int, seed: int) -> float:
@@ -215,13 +220,15 @@ def main(argv=None) -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=1.0, help="about this long per timing")
+    parser.add_argument("--project", help="the checkout whose kernels are timed (default: this script's); "
+                                          "another commit's worktree, for a side-by-side A/B")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.worker:
         worker()
         return
     result = conduct(args.peers_python, [g for g in args.games.split(",") if g], args.players, args.repeats,
-                     args.seconds, progress=not args.json)
+                     args.seconds, progress=not args.json, project=args.project)
     print(json.dumps(result, indent=2) if args.json else format_report(result))
 
 
