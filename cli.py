@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 TASKS = {
     "run": ("init", "simulate", "book"),
     "look": ("report", "cards", "traps", "games", "replay"),
-    "compare": ("whatif", "sweep", "tournament", "ladder"),
+    "compare": ("whatif", "sweep", "tune", "tournament", "ladder", "exploits"),
     "check": ("play", "bench"),
 }
 TASK_TITLES = {"run": "Run: set up a project and simulate", "look": "Look: read a run, its cards, its traps",
@@ -29,14 +29,16 @@ SUMMARY = {
     "simulate": "play a game many times: win shares, seat edge, rule events",
     "book": "every game at every player count: a report each and an index",
     "report": "a page (Markdown + HTML) for one or more runs",
-    "cards": "which cards in the opening hand are out of line",
+    "cards": "which cards in the opening hand are out of line (--cause: what playing each is worth)",
     "traps": "ALEA: exact trap odds, per-trap figures, declaration equilibria",
     "games": "the games, their player counts, strategies and variant keys",
     "replay": "the trick-by-trick log of one game of a run",
     "whatif": "the published rules against variants, on the same games",
     "sweep": "one variant setting over a range, on the same games",
+    "tune": "search rule changes for the smallest one that meets every target",
     "tournament": "strategies against each other with the seats rotated",
     "ladder": "is each player measurably stronger than the one below",
+    "exploits": "is there a simple strategy that beats the game's skilled players",
     "play": "a scripted position through both engines, which must agree",
     "bench": "games per second of the engines",
 }
@@ -67,7 +69,7 @@ class TaskGroup(TyperGroup):
 app = typer.Typer(
     cls=TaskGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
     help="Monte Carlo balance analyzer for tabletop games. Run (init, simulate, book), look (report, cards, "
-         "traps, games, replay), compare (whatif, sweep, tournament, ladder) and check (play, bench); every page "
+         "traps, games, replay), compare (whatif, sweep, tune, tournament, ladder, exploits) and check (play, bench); every page "
          "opens with its verdict. Defaults come from ./balance.toml if there is one (`balance init` writes one).",
 )
 
@@ -290,10 +292,10 @@ def report(
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
     with _claim(out, force):
-        _report(runs, out, skill, skill_games, search_games, threads, quiet)
+        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json)
 
 
-def _report(runs, out, skill, skill_games, search_games, threads, quiet):
+def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json):
     from analysis.report import write_report
 
     profile = None
@@ -362,18 +364,27 @@ def book(
 def cards(
     game: GameArg,
     players: PlayersOpt = 4,
-    games: Annotated[int, typer.Option("--games", "-n", help="Games to simulate.")] = 200_000,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", help="Games to simulate (default 200,000; with --cause, deals per card, default "
+                              "20,000).")] = None,
     seed: SeedOpt = 1,
     strategies: StrategiesOpt = None,
     variant: VariantOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cards.md, cards.html and the chart.")] = None,
+    cause: Annotated[bool, typer.Option(
+        "--cause", help="Worth of PLAYING each card: every deal played as dealt and with the card withheld "
+                        "(not played while another move is legal), the holder's paired difference.")] = False,
+    card: Annotated[Optional[list[str]], typer.Option(
+        "--card", help="With --cause: only this card, by its name in the game (repeatable).")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for cards.md (cause.md with --cause), the .html and the chart.")] = None,
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     force: ForceOpt = False,
     cluster: ClusterOpt = None,
     scheduler: SchedulerOpt = None,
 ):
-    """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged)."""
+    """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged);
+    with --cause, what playing it is worth to its holder on the same deals."""
     import tempfile
 
     import polars as pl
@@ -383,8 +394,30 @@ def cards(
 
     g, v, setup = _game_and_setup(game, players, variant, None)
     if g.card_names(setup) is None:
-        raise _error(f"{g.name} deals no hands of cards, so it has no card strength "
+        raise _error(f"{g.name} deals no hands of cards, so it has no card {'cause' if cause else 'strength'} "
                      f"(card games: {', '.join(card_report.card_games())})")
+    if card and not cause:
+        raise _error("--card needs --cause")
+    if cause:
+        from analysis import cause as cause_report
+
+        games = cause_report.DEFAULT_GAMES if games is None else games
+        g.lineup(strategies, players)  # a bad strategy is refused before the output is claimed
+        with _claim(out, force), _cluster(cluster, scheduler):
+            if out is not None:
+                card_report.check_out_dir(out)
+            doc = cause_report.card_cause(g.name, players, games, seed, strategies, variant, None,
+                                          progress=not quiet and not as_json, cards=card)
+            if out is not None:
+                cause_report.write(doc, out)
+        if as_json:
+            typer.echo(json.dumps(doc, indent=2))
+        else:
+            typer.echo(cause_report.format_text(doc), nl=False)
+            if out is not None:
+                typer.echo(f"\ncard cause written: {out / 'cause.html'} and {out / 'cause.md'}")
+        return
+    games = 200_000 if games is None else games
     if games < 2:
         raise _error(f"--games must be at least 2 for card strength, not {games}")
     lineup = g.lineup(strategies, players)
@@ -480,6 +513,48 @@ def ladder(
 
 
 @app.command()
+def exploits(
+    game: GameArg,
+    players: PlayersOpt = 4,
+    games: Annotated[int, typer.Option(
+        "--games", "-n", help="Screening games per candidate, split evenly over the seats; the best are "
+                              "confirmed on 5x as many fresh games.")] = 2_000,
+    budget: Annotated[int, typer.Option(
+        "--budget", help="At most this many candidates screened (a parameter grid is thinned to fit).")] = 24,
+    field: Annotated[Optional[str], typer.Option(
+        "--field", help="The skilled players to beat, in every other seat (default: the game's heuristic "
+                        "player, e.g. expected-value for sky-city).")] = None,
+    candidates: Annotated[Optional[str], typer.Option(
+        "--candidates", help="The strategies to try, comma-separated (default: every built-in rule of thumb "
+                             "and a grid over each parameter range).")] = None,
+    finalists: Annotated[int, typer.Option(
+        "--finalists", help="How many of the screen's best are confirmed on fresh games.")] = 3,
+    seed: SeedOpt = 1,
+    variant: VariantOpt = None,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for exploits.md and a self-contained exploits.html with the chart.")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """Exploit search: does a simple strategy (a rule of thumb, a parameter setting) beat a field of GAME's
+    heuristic players by more than the threshold? Screen, then confirm the best on fresh games."""
+    from analysis.exploits import check_out_dir, find_exploits, format_text, write_report
+
+    names = [name.strip() for name in candidates.split(",") if name.strip()] if candidates else None
+    with _claim(out, force), _cluster(cluster, scheduler):
+        if out is not None:
+            check_out_dir(out)
+        doc = find_exploits(game, players, games, seed, field=field, budget=budget, names=names,
+                            finalists=finalists, threads=threads, variant_path=variant,
+                            progress=not quiet and not as_json)
+        _emit(doc, format_text, write_report, out, "exploits", as_json)
+
+
+@app.command()
 def whatif(
     game: GameArg,
     variant: Annotated[list[Path], typer.Option(
@@ -535,6 +610,41 @@ def sweep(
         document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
                                   base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
         _emit(document, sweeping.format_text, sweeping.write, out, "sweep", as_json)
+
+
+@app.command()
+def tune(
+    space: Annotated[Path, typer.Argument(help="Tune space TOML: what may change, and the targets (docs/tune.md).",
+                                          metavar="SPACE")],
+    seed: SeedOpt = 1,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", "-n", help="Fresh games per finalist (default: the space's final_games or precision).")] = None,
+    candidates: Annotated[Optional[int], typer.Option(
+        "--candidates", help="Candidates the sampler proposes (default: the space's budget).")] = None,
+    no_racing: Annotated[bool, typer.Option(
+        "--no-racing", help="Play every candidate at the last rung (to measure what racing saves).")] = False,
+    threads: ThreadsOpt = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Folder for tune.md, tune.html, tune.json, winner.toml and whatif/ (the winner against "
+                            "the rules tuned from).")] = None,
+    as_json: JsonOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    force: ForceOpt = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue a stopped tune in --out: the finished candidates are read from its journal, "
+                         "the answer is the one an uninterrupted tune gives.")] = False,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """Search the rule changes a tune space allows for the smallest one that meets every target: TPE
+    proposals, racing on common random numbers, finalists measured on fresh games (docs/tune.md)."""
+    from analysis import tune as tuner
+
+    with _claim(out, force, resume), _cluster(cluster, scheduler):
+        document = tuner.tune(space, seed=seed, out=out, resume=resume, threads=threads,
+                              progress=not quiet and not as_json, candidates=candidates, final_games=games,
+                              racing=not no_racing)
+        _emit(document, tuner.format_text, tuner.write, out, "tune", as_json)
 
 
 def _emit(document: dict, format_text, write, out: Path | None, stem: str, as_json: bool) -> None:
@@ -814,7 +924,7 @@ def main() -> None:
 # folder options, with the command's own sub-folder)
 DEFAULT_KEYS = ("games", "seed", "output", "threads", "cluster")
 OUTPUT_FOLDERS = {"report": "latest", "book": "book", "cards": "cards", "traps": "traps", "whatif": "whatif",
-                  "sweep": "sweep", "tournament": "tournament", "ladder": "ladder"}
+                  "sweep": "sweep", "tune": "tune", "tournament": "tournament", "ladder": "ladder"}
 
 
 def project_defaults(path: Path | None = None) -> dict | None:

@@ -283,10 +283,13 @@ def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:
                       f"beyond ±{thresholds().card_pp:g} pp); {table['significant'].sum()} significant"])
 
 
-def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
+def strength_chart(table: pl.DataFrame, meta: dict, games: int,
+                   title: str = "Card strength: change in win share when in the opening hand",
+                   ylabel: str = "change in win share in the opening hand (pp)", subtitle: str | None = None) -> bytes:
     """Every card's change in win share (pp), strongest first, as columns with 95% whiskers: wide
     and low, so a whole deck fits one screen; flagged cards in colour, the band of changes under
-    the card threshold shaded."""
+    the card threshold shaded.  ``title``, ``ylabel`` and ``subtitle`` say what the change is (card
+    cause, analysis/cause.py, draws its worth-when-played the same way)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
@@ -310,16 +313,17 @@ def strength_chart(table: pl.DataFrame, meta: dict, games: int) -> bytes:
     axes.set_xticks(x, shown["card"].to_list(), rotation=90, fontsize=7 if many else 8)
     axes.set_xlim(-0.6, shown.height - 0.4)
     axes.set_xlabel("card, strongest first")
-    axes.set_ylabel("change in win share in the opening hand (pp)")
+    axes.set_ylabel(ylabel)
     axes.grid(axis="y", alpha=0.3)
     figure.legend(handles=[Patch(color="#e45756", label=f"flagged, stronger (sure, beyond +{limit:g} pp)"),
                            Patch(color="#4c78a8", label=f"flagged, weaker (sure, beyond −{limit:g} pp)"),
                            Patch(color="#bab0ac", label="not flagged; whiskers: 95% CI"),
                            Patch(color="#54a24b", alpha=0.25, label=f"under ±{limit:g} pp: not out of line")],
                   loc="outside lower center", ncols=4 if many else 2, fontsize=8, frameon=False)
-    figure.suptitle("Card strength: change in win share when in the opening hand", fontsize=13, fontweight="bold")
-    axes.set_title(f"{meta.get('title', meta['game'])} · {meta['players']} players · {lineup_phrase(meta)} · "
-                   f"{games_phrase(games)} · seat-controlled", fontsize=9, color="0.3")
+    figure.suptitle(title, fontsize=13, fontweight="bold")
+    subtitle = subtitle or f"{lineup_phrase(meta)} · {games_phrase(games)} · seat-controlled"
+    axes.set_title(f"{meta.get('title', meta['game'])} · {meta['players']} players · {subtitle}", fontsize=9,
+                   color="0.3")
     return _png(figure)
 
 

@@ -200,7 +200,8 @@ def play(game, setup, variant, design: Design, lineups: list, seed: int, deals: 
 # statistics
 # --------------------------------------------------------------------------------------------
 
-def clustered_rate(per_deal: np.ndarray, units_per_deal: float, null: float) -> dict:
+def clustered_rate(per_deal: np.ndarray, units_per_deal: float, null: float,
+                   confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
     """Rate sum(x) / sum(units) over deals, with the delta-method ratio interval clustered by
     deal (``stats.ratio_interval``) and a two-sided z-test of ``rate = null`` with its standard
     error.  The interval is clipped to [0, 1] (a rate).
@@ -211,12 +212,12 @@ def clustered_rate(per_deal: np.ndarray, units_per_deal: float, null: float) -> 
     sum_x = float(per_deal.sum())
     rate = sum_x / (units_per_deal * deals)
     if rate in (0.0, 1.0):
-        low, high = stats.wilson_interval(rate * deals, deals)
+        low, high = stats.wilson_interval(rate * deals, deals, confidence)
         se = math.sqrt(null * (1.0 - null) / deals)
     else:
         low, high = stats.ratio_interval(sum_x, units_per_deal * deals, float((per_deal * per_deal).sum()),
-                                         units_per_deal ** 2 * deals, units_per_deal * sum_x, deals)
-        se = (high - low) / (2.0 * stats.z_for())
+                                         units_per_deal ** 2 * deals, units_per_deal * sum_x, deals, confidence)
+        se = (high - low) / (2.0 * stats.z_for(confidence))
     if se > 0:
         p = math.erfc(abs(rate - null) / se / math.sqrt(2.0))
     else:

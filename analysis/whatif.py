@@ -369,8 +369,10 @@ def describe(variant) -> dict:
 
 def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = DEFAULT_GAMES, seed: int = 1,
            strategies_spec: str | None = None, threads: int | None = None, progress: bool = True,
-           out: Path | None = None, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
-    """Run the published rules and each variant on games 0..games-1 of ``seed`` and compare them.
+           out: Path | None = None, confidence: float = stats.DEFAULT_CONFIDENCE,
+           baseline_path: Path | None = None) -> dict:
+    """Run the published rules (or the variant ``baseline_path``) and each variant on games
+    0..games-1 of ``seed`` and compare them.
 
     Every input is checked (variant files, their decks, strategies, options, the report folder)
     before the first game is played.  Returns the JSON-ready document (see ``docs/whatif.md``)."""
@@ -381,7 +383,7 @@ def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = D
     if not variant_paths:
         raise BalanceError("give at least one --variant FILE to compare with the published rules")
     seen = set()
-    variants = [game.variant()]
+    variants = [game.variant(baseline_path)]
     for path in variant_paths:
         if Path(path).resolve() in seen:
             raise BalanceError(f"--variant {path} is given twice")
@@ -599,7 +601,8 @@ def change_chart(document: dict) -> bytes:
                            f"{games_phrase(document['games'])} per run · seed {document['seed']}",
                            fontsize=9, color="0.3")
     figure.legend(loc="outside lower center", ncols=min(3, len(variants)), fontsize=8, frameon=False)
-    figure.suptitle("What if: change against the published rules (95% paired intervals)", fontsize=13,
+    figure.suptitle(f"What if: change against the {_baseline_label(document).removeprefix('baseline: ')} "
+                    "(95% paired intervals)", fontsize=13,
                     fontweight="bold")
     return _png(figure)
 
@@ -613,7 +616,7 @@ def edge_chart(document: dict) -> bytes:
     from analysis.verdict import thresholds
 
     rows = [next(r for r in v["figures"] if r["key"] == "advantage") for v in document["variants"]]
-    arms = [("published rules", rows[0]["baseline"], rows[0]["baseline_ci"])]
+    arms = [(_baseline_label(document), rows[0]["baseline"], rows[0]["baseline_ci"])]
     arms += [(f"variant {n}: {v['name']}", r["variant"], r["variant_ci"])
              for n, (v, r) in enumerate(zip(document["variants"], rows), start=1)]
     arms = [(label, value, ci) for label, value, ci in arms if value is not None and None not in ci]
@@ -640,7 +643,8 @@ def edge_chart(document: dict) -> bytes:
     axes.margins(x=0.25)
     axes.grid(axis="x", alpha=0.3)
     figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
-    figure.suptitle("First seat's edge: published rules and each variant", fontsize=13, fontweight="bold")
+    figure.suptitle(f"First seat's edge: {_baseline_label(document).removeprefix('baseline: ')} and each variant",
+                    fontsize=13, fontweight="bold")
     axes.set_title(f"{document['title']} · {players} players · {games_phrase(document['games'])} per run, the same "
                    f"games · seed {document['seed']}", fontsize=9, color="0.3")
     return _png(figure)
@@ -679,9 +683,16 @@ def report_blocks(document: dict) -> list:
     return blocks
 
 
+def _baseline_label(document: dict) -> str:
+    """What the variants are compared with: the published rules, or a variant file's rules."""
+    baseline = document.get("baseline") or {}
+    return f"baseline: {baseline['name']}" if baseline.get("source") else "published rules"
+
+
 def _edge_values(document: dict) -> list[tuple[str, str]]:
     rows = [next(r for r in v["figures"] if r["key"] == "advantage") for v in document["variants"]]
-    out = [("published rules", rows[0]["baseline"])] + [(f"variant {n}", r["variant"]) for n, r in enumerate(rows, 1)]
+    out = [(_baseline_label(document), rows[0]["baseline"])] + [(f"variant {n}", r["variant"])
+                                                                 for n, r in enumerate(rows, 1)]
     return [(label, "n/a" if value is None else f"{100 * value:+.2f} pp") for label, value in out]
 
 

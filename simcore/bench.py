@@ -154,7 +154,8 @@ def run_search_bench(name: str, players: int, games: int, repeats: int, spec: st
             "playouts_per_second_1_thread": round(playouts / thinking),
             "games_per_second_1_thread": round(games / t_search),
             "among_heuristic_all_threads": round(field_games / t_among), "threads": all_threads,
-            "field_games": field_games, "machine": machine()}
+            "field_games": field_games, "load_average": [round(x, 2) for x in os.getloadavg()],
+            "machine": machine()}
 
 
 def format_search_bench(results: list[dict]) -> str:
@@ -162,7 +163,8 @@ def format_search_bench(results: list[dict]) -> str:
     for r in results:
         m = r["machine"]
         lines += [
-            f"{r['game']}, {r['players']} players: {r['search']} ({r['budget']})  ({m['cpu']}, {m['cores']} cores)",
+            f"{r['game']}, {r['players']} players: {r['search']} ({r['budget']})  ({m['cpu']}, {m['cores']} cores; "
+            f"load average " + " ".join(f"{x:.1f}" for x in r["load_average"]) + ")",
             f"  one search among random players, 1 thread   {r['games_per_second_1_thread']:>10,} games/s",
             f"  search decisions (2+ choices), 1 thread     {r['decisions_per_second_1_thread']:>10,} /s"
             f"  ({r['searched_decisions']:,} in {r['games']:,} games, {r['mean_choices']:.1f} choices each)",

@@ -518,7 +518,7 @@ class _progress:
         def advance(n):
             self.done += n
             now = time.perf_counter()
-            if now - self.last < PROGRESS_EVERY:
+            if n == 0 or now - self.last < PROGRESS_EVERY:  # nothing new (a run with nothing to resume)
                 return
             self.last, self.written = now, True
             rate = self.done / max(now - self.t0, 1e-9)

@@ -354,6 +354,29 @@ class Game:
                 copies[column[name]] += ((masks >> np.uint64(b)) & np.uint64(1)).astype(np.uint8)
         return np.moveaxis(copies, 0, -1)
 
+    def withheld_setup(self, setup, card: str):
+        """The rules in force with one printed card *withheld* (``balance cards --cause``): no seat
+        plays it (any copy) to a trick while another legal move exists.  The card's bits go into the
+        rules slot ``R_WITHHELD`` of a card game's rules module, which its play loop applies to the
+        legal moves before any strategy chooses (``simcore.play.withhold``), so it binds every
+        strategy alike; the deal and every chance draw are unchanged.  A setup with nothing withheld
+        (the slot 0, every ordinary run) plays exactly as before."""
+        import dataclasses
+
+        slot = getattr(self.rules, "R_WITHHELD", None)
+        bits = self.card_of_bit(setup)
+        if slot is None or bits is None:
+            raise BalanceError(f"{self.title} has no cards to withhold")
+        mask = 0
+        for b, name in enumerate(bits):
+            if name == card:
+                mask |= 1 << b
+        if not mask:
+            raise BalanceError(f"{self.title} has no card '{card}' in the deck in force")
+        rules = setup.rules.copy()
+        rules[slot] = np.array([mask], dtype=np.uint64).view(np.int64)[0]
+        return dataclasses.replace(setup, rules=rules)
+
     @staticmethod
     def check_status(status: np.ndarray, lineup: Lineup, games, seed: int) -> None:
         """Turn a kernel's per-game status into an error naming the first broken game.
@@ -449,6 +472,13 @@ class Game:
     def log_dict(self, setup, *rows) -> dict:
         """One game's log as a dictionary (what ``replay`` prints and the tests compare)."""
         raise NotImplementedError
+
+    def seat_decisions(self, setup, log: dict, seat: int) -> list[int]:
+        """How many choices ``seat`` had at each of its decisions in a logged game (``log`` as
+        ``kernel_logs`` gives it), in the order it was asked, a forced decision as 1: what
+        `balance bench --search` counts a search player's work with."""
+        raise BalanceError(f"{self.name} does not count a seat's decisions from its logs (Game.seat_decisions), "
+                           "so bench --search cannot measure its search")
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         """Game ``index`` of run ``seed``, logged exactly as the run played it."""

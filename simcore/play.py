@@ -24,3 +24,23 @@ def scripted(script, work):
         work[SCRIPT_CURSOR] += 1
         return script[work[SCRIPT_CURSOR] - 1]
     return -1
+
+
+@kernel(globals(), inline="always")
+def withhold(legal, withheld):
+    """The legal cards without the ``withheld`` ones (a deck-index bitmask, the rules slot
+    R_WITHHELD of a card game: ``balance cards --cause``), unless nothing else is legal.  With
+    nothing withheld (every ordinary run) it returns ``legal`` itself."""
+    rest = legal & ~withheld
+    return rest if rest != 0 else legal
+
+
+@kernel(globals(), inline="always")
+def withhold_slots(m0, m1, withheld):
+    """``withhold`` for a game whose moves are (card, slot) pairs, one legal mask per slot
+    (Chimera Tricks): a withheld card leaves both slots while any other move is legal."""
+    rest0 = m0 & ~withheld
+    rest1 = m1 & ~withheld
+    if (rest0 | rest1) != 0:
+        return rest0, rest1
+    return m0, m1

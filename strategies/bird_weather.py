@@ -35,7 +35,7 @@ from simcore.rng import PLAY, below, below_in_row
 from simcore.rng import mix64
 from strategies.search import (  # describe_params: the budget as text (bench, reports)
     P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local, best_move,
-    deal_unseen, describe_params, search_params, search_rng,
+    deal_unseen, describe_params, describe_search, search_params, search_rng,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
@@ -617,7 +617,7 @@ SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill
 def describe(name: str, argument: str | None = None) -> str:
     """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
     if name == "search":
-        return f"search ({describe_params(search_params(argument, SEARCH_DEFAULTS)).replace(':', ', ')})"
+        return describe_search(argument, SEARCH_DEFAULTS)
     return name
 
 

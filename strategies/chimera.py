@@ -44,7 +44,7 @@ from simcore.jit import kernel
 from simcore.rng import PLAY, below, mix64
 from strategies.search import (  # describe_params: the budget as text (bench, reports)
     P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_HEURISTIC, POLICY_RANDOM, below_local, deal_unseen,
-    describe_params, search_params, search_rng,
+    describe_params, describe_search, search_params, search_rng,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
@@ -567,6 +567,11 @@ PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.l
 # the skill tiers of analysis/skill.py (skill vs luck), the last the strongest
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
 SKILL_TIERS = ("random", "heuristic", "search")
+
+
+def describe(name: str, argument: str | None = None) -> str:
+    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
+    return describe_search(argument, SEARCH_DEFAULTS) if name == "search" else name
 
 
 def default_params(name: str, argument: str | None = None) -> tuple:

@@ -85,6 +85,11 @@ def describe_params(row) -> str:
             f":margin={row[P_MARGIN]:g}")
 
 
+def describe_search(argument: str | None, defaults: tuple) -> str:
+    """``search (d=24, p=1, policy=random, margin=0.05)``: the player with the budget it plays with."""
+    return f"search ({describe_params(search_params(argument, defaults)).replace(':', ', ')})"
+
+
 # --- the decision's own random numbers -------------------------------------------------------
 
 @kernel(globals(), inline="always")

@@ -42,7 +42,7 @@ from simcore.jit import kernel
 from simcore.rng import PLAY, below, below_in_row, mix64
 from strategies.search import (  # describe_params: the budget as text (bench, reports)
     DEAL_TRIES, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local,
-    best_move, deal_unseen, describe_params, search_params, search_rng,
+    best_move, deal_unseen, describe_params, describe_search, search_params, search_rng,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
@@ -593,6 +593,11 @@ PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.l
 # the skill tiers of analysis/skill.py (skill vs luck), the last the strongest
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=40")
 SKILL_TIERS = ("random", "heuristic", "search")
+
+
+def describe(name: str, argument: str | None = None) -> str:
+    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
+    return describe_search(argument, SEARCH_DEFAULTS) if name == "search" else name
 
 
 def default_params(name: str, argument: str | None = None) -> tuple:

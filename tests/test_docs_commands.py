@@ -36,13 +36,16 @@ PAGES = [ROOT / "README.md", ROOT / "reports" / "README.md",
 
 # the most games each command plays here (``-n``/``--games``), and what a command without -n gets
 SMALL = {"simulate": 2_000, "cards": 2_000, "whatif": 2_000, "sweep": 600, "tournament": 2_000, "ladder": 200,
-         "traps": 1_000, "book": 400, "bench": 20_000}
+         "exploits": 200,
+         "traps": 1_000, "book": 400, "bench": 20_000, "tune": 4_000}
 EXTRA = {  # options added to keep a command small (only where the command does not give them)
     "book": ["--skill-games", "200", "--search-games", "24"],
     "bench": ["--reference-games", "100", "--repeats", "1", "--search-games", "40"],
     "traps": ["--equilibrium-rounds", "200"],
+    "tune": ["--candidates", "6"],  # -n above is the fresh games per finalist
     "report": ["--skill-games", "200", "--search-games", "24"],
 }
+SKILL_SMALL = {"--skill-games": 200, "--search-games": 24}
 # commands a page shows that cannot be run from the page alone, each with the reason
 NOT_RUNNABLE = {
     "/tmp/bad_one.py": "the page describes this deliberately broken plug-in in prose, it does not give the file",
@@ -168,6 +171,12 @@ def small(argv: list[str]) -> list[str]:
         if name == "--tier-games":
             out += ["--tier-games", str(min(int(argv[i + 1]), SMALL.get(command, 2_000)))]
             i += 2
+            continue
+        if name in SKILL_SMALL:  # the skill tiers a page asks for, played small here
+            value = value if eq else argv[i + 1]
+            out += [name, str(min(int(value), SKILL_SMALL[name]))]
+            given.add(name)
+            i += 1 if eq else 2
             continue
         given.add(name)
         out.append(word)

@@ -244,7 +244,7 @@ EXAMPLE_PLUGIN = Path(__file__).resolve().parent.parent / "examples" / "plugins"
 def test_plugins_fall_back_to_random_for_what_they_leave_out(game, tmp_path):
     """A plug-in that defines no decision plays exactly like the built-in `random` (same draws,
     same rows); the example plug-in, which defines only ``choose_play``, plays its lowest legal
-    survivor every time and loses to random players (docs: 19.04% at 20,000 games)."""
+    survivor every time and loses to random players (docs: 19.22% at 20,000 games)."""
     empty = tmp_path / "nothing.py"
     empty.write_text('GAME = "ten-tricks"\nNAME = "nothing"\n')
     setup = game.setup(4, game.variant())

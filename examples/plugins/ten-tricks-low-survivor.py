@@ -3,8 +3,8 @@
 It plays its lowest-numbered survivor that is legal (keeping its high cards, which win tricks
 and feed the upper board later), and an infected card only when nothing else is legal.  It
 defines no ``choose_swap``, so the built-in ``random`` makes that decision for it.  It is an
-example of the API, not a good player: in seat 0 against three `random` players it wins
-19.04% [18.50, 19.59] of 20,000 games (seed 1), below the fair 25%: low cards lose tricks and
+example of the API, not a good player: in seat 1 against three `random` players it wins
+19.22% [18.68, 19.77] of 20,000 games (seed 1), below the fair 25%: low cards lose tricks and
 the track then rises into rescues for the others.
 
     balance simulate ten-tricks --plugin examples/plugins/ten-tricks-low-survivor.py \

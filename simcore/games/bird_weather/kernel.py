@@ -20,13 +20,13 @@ from simcore.bits import bit
 from simcore.games.bird_weather.rules import (
     C_FACEDOWN_TAKEN, C_REVERSALS, C_ZERO_POINTS, C_ZERO_SCORED, C_ZERO_WINS, L_CARD, L_DEAL, L_KIND,
     L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
-    MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL,
+    MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, R_WITHHELD, REVERSAL,
     FACEDOWN_HIDDEN, FACEDOWN_NONE, T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID,
     T_WON, TABLE_WIDTH, ZERO_WIN, legal_plays, match_shares, trick_points,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, withhold
 from simcore.rng import DEAL, N_STREAMS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -93,7 +93,7 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
         for i in range(n_players):
             table[T_NPLAYED] = i
             seat = (leader + i) % n_players
-            legal = legal_plays(hands[seat], lead, follow)
+            legal = withhold(legal_plays(hands[seat], lead, follow), np.uint64(rules[R_WITHHELD]))
             if step < script.shape[0]:
                 card = script[step]
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:

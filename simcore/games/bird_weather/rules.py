@@ -45,7 +45,8 @@ MAX_DECK = 64
 
 # variant vector
 R_PLAYERS, R_DECK, R_HAND, R_TRICKS, R_FACEDOWN, R_REVERSAL, R_ZERO_WIN, R_DEALS, R_LOW_TENS, R_HIGH_TENS = range(10)
-N_RULES = 10
+R_WITHHELD = 10  # deck-index bitmask of cards no seat plays while another is legal (0: none; `cards --cause`)
+N_RULES = 11
 
 # public table
 T_DEAL, T_TRICK, T_LEADER, T_NPLAYED = 0, 1, 2, 3

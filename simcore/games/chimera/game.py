@@ -233,6 +233,39 @@ class Chimera(Game, rules=cm):
                 "legal": log.get("legal", []),
                 "counters": log["counters"]}
 
+    def seat_decisions(self, setup, log: dict, seat: int, distinct: bool = True) -> list[int]:
+        """How many choices ``seat`` had at each of its decisions in a logged game, in order: one
+        per play (the game's only decision), the legal moves of the reference
+        (``legal_moves``) on the hand and sheet ``seat`` had then, followed from the log.
+        ``distinct``: on an empty sheet a card in slot 0 or in slot 1 is the same move (mirror
+        images), counted once, as the search weighs them; False: every (card, slot) the rules
+        list.  `balance bench --search` counts a search player's work with it."""
+        from simcore.games.chimera import reference as ref
+
+        rules = reference_rules(setup)
+        rounds = {r["round"]: r for r in log["rounds"]}
+        options = []
+        hand, sheet, current = [], [[], []], None
+        for trick in log["tricks"]:
+            if trick["round"] != current:  # a new round: the hand passed on, a clean sheet
+                current = trick["round"]
+                hand = [ref.parse_card(name) for name in rounds[current]["hands"][seat]]
+                sheet = [[], []]
+            lead = None
+            for s, name in trick["plays"]:
+                move = ref.parse_move(name)
+                if s == seat:
+                    legal = ref.legal_moves(rules, hand, sheet, lead)
+                    empty = not sheet[0] and not sheet[1]
+                    options.append(len({card for card, _ in legal}) if distinct and empty else len(legal))
+                    hand.remove(move[0])
+                    sheet = ref.place(rules, sheet, move)
+                if lead is None:
+                    lead = ref.suit(move[0])
+            if trick["winner"] == seat:  # the winner's sheet goes to its pile; losers keep theirs
+                sheet = [[], []]
+        return options
+
     def format_log(self, log: dict) -> str:
         p = log["players"]
         lines = [self.log_heading(log)]

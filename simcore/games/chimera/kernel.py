@@ -21,7 +21,7 @@ from simcore.games.chimera.rules import (
     I_BOXED_FAMILIARS, I_BOXED_GRIMOIRES, I_CRYSTALS_HELD, I_DEAL, I_HAND_SCORES, I_HELD, I_TOTALS, INFO_WIDTH,
     L_CRYSTAL, L_GRIMOIRE, L_LEAD, L_LEADER, L_LEFT, L_LEGAL, L_MOVES, L_NEXT, L_RANKS, L_ROUND, L_SUITS,
     L_TRICK, L_WINNER, LOG_WIDTH, MAX_GRIMOIRES, MAX_PLAYERS, N_COUNTERS, N_IDS, N_SEAT_TALLIES,
-    R_CRYSTALS, R_DECK, R_DECK_SIZE, R_GRIMOIRES, R_PLAYERS, R_ROUNDS, R_TRICKS,
+    R_CRYSTALS, R_DECK, R_DECK_SIZE, R_GRIMOIRES, R_PLAYERS, R_ROUNDS, R_TRICKS, R_WITHHELD,
     R_WINNER_LEADS, RANK_BINS, ROUND_LOG_WIDTH, S_CRYSTALS, S_GRIMOIRES, S_VALUE, T_CRYSTALS, T_CRYSTALS_LEFT,
     T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PILE, T_PLAYED, T_PLAYS, T_RANK, T_ROUND, T_SEEN, T_SHEET, T_SUITS,
     T_HELD, T_IN_PLAY, T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, ZERO_TENS,
@@ -30,7 +30,7 @@ from simcore.games.chimera.rules import (
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
 from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -134,6 +134,7 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
     n_players = rules[R_PLAYERS]
     n_tricks = rules[R_TRICKS]
     winner_leads = rules[R_WINNER_LEADS] != 0
+    withheld = np.uint64(rules[R_WITHHELD])  # familiars no seat plays while another move is legal (`cards --cause`)
     work[SCRIPT_CURSOR] = 0
     tricks_done = 0
     per_play = 0           # packed tallies, flushed into ``counters`` when the game stops
@@ -218,6 +219,7 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
                 top0 = table[ix(at)]
                 top1 = table[ix(at + 1)]
                 m0, m1, can_follow = legal_masks(hand, top0, top1, lead, masks)
+                m0, m1 = withhold_slots(m0, m1, withheld)
                 if not random_only and not can_follow:     # its field will show it lacks the lead suit
                     table[ix(T_VOID + seat)] |= np.int64(1) << lead
                 # the legal masks, for the passed-win test after the trick (C11) and the log

@@ -80,7 +80,8 @@ R_VALUES = 10                            # grimoire values by id
 R_NEG = R_VALUES + MAX_GRIMOIRES         # ids of the negative grimoires, most negative first
 R_DECK = R_NEG + MAX_GRIMOIRES           # the familiar ids of the deck, ascending
 R_PLACED = R_DECK + N_IDS                # + 2 * card + stacked: a card's rank into an empty slot / stacked
-N_RULES = R_PLACED + 2 * N_IDS
+R_WITHHELD = R_PLACED + 2 * N_IDS     # familiar-id bitmask no seat plays while another move is legal (0: none; `cards --cause`)
+N_RULES = R_WITHHELD + 1
 
 # masks array (uint64)
 M_DECK, M_CRYSTAL, M_ZERO_TEN = 0, 1, 2

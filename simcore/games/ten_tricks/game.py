@@ -162,6 +162,38 @@ class TenTricks(Game, rules=tt):
                 "lower": [t["lower"] for t in log["tricks"]],
                 "counters": log["counters"]}
 
+    def seat_decisions(self, setup, log: dict, seat: int) -> list[int]:
+        """How many choices ``seat`` had at each of its decisions in a logged game, in order: per
+        round, the swap offer if it was asked (the swap rule on and no infected dealt to it: no
+        offer, or any card of its hand) and then every play (the reference's ``legal_plays`` on
+        its hand after the swap, the trick so far and whether an infected card was played this
+        round).  `balance bench --search` counts a search player's work with it."""
+        from simcore.games.ten_tricks import reference as ref
+
+        rules = reference_rules(setup)
+        by_round: dict[int, list] = {}
+        for trick in log["tricks"]:
+            by_round.setdefault(trick["round"], []).append(trick)
+        options = []
+        for rnd in log["rounds"]:
+            hand = [ref.parse_card(name) for name in rnd["hands"][seat]]  # as dealt, before the swap
+            if rules.swap and not any(ref.is_infected(card) for card in hand):
+                options.append(len(hand) + 1)
+            if rnd["swap"] and rnd["swap"][0] == seat:
+                hand.remove(ref.parse_card(rnd["swap"][1]))
+                hand.append(ref.SWAP_CARD)
+            unlocked = False
+            for trick in by_round.get(rnd["round"], []):
+                cards = []
+                for s, name in trick["plays"]:
+                    card = ref.parse_card(name)
+                    if s == seat:
+                        options.append(len(ref.legal_plays(rules, hand, cards, unlocked)))
+                        hand.remove(card)
+                    cards.append(card)
+                    unlocked = unlocked or ref.is_infected(card)
+        return options
+
     def format_log(self, log: dict) -> str:
         p = log["players"]
         lines = [self.log_heading(log)]

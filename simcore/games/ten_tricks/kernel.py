@@ -20,11 +20,11 @@ from simcore.games.ten_tricks.rules import (
     R_COLOURS_3, R_HAND, R_INFECTED, R_MAX_ROUNDS, R_PLAYERS, R_SWAP, R_TARGET, ROUND_LOG_WIDTH, SAME_NUMBER,
     SURVIVORS, SWAP_CARD, T_DECK, T_LEADER, T_LOST, T_LOWER, T_PLAYED, T_PLAYS, T_ROUND, T_SEEN, T_SINGLE,
     T_SWAP_SEAT, T_TOTAL, T_TRACK, T_TRICK, T_UNLOCKED, T_UPPER, T_VOID, TABLE_WIDTH, final_shares, lay_card,
-    legal_mask, round_score, settle_trick, show_voids,
+    legal_mask, round_score, settle_trick, show_voids, R_WITHHELD,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -205,7 +205,7 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
                 if seat >= n_players:
                     seat -= n_players
                 hand = hands[seat]
-                legal = legal_mask(hand, lead, table[T_UNLOCKED], masks)
+                legal = withhold(legal_mask(hand, lead, table[T_UNLOCKED], masks), np.uint64(rules[R_WITHHELD]))
                 card = scripted(script, work)
                 if card < 0:
                     if strategies[seat] == RANDOM:

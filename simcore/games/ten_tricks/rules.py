@@ -60,7 +60,8 @@ SAME_NUMBER = np.uint64(0x01010101)  # bit n-1 of each colour byte: the four sur
 SURVIVORS = np.uint64(0xFFFFFFFF)  # every survivor (ids 0..31)
 
 (R_PLAYERS, R_TARGET, R_CAP, R_BONUS, R_SWAP, R_HAND, R_MAX_ROUNDS, R_COLOURS_3, R_INFECTED) = range(9)
-N_RULES = 9
+R_WITHHELD = 9  # card-id bitmask no seat plays while another card is legal (0: none; `cards --cause`)
+N_RULES = 10
 
 T_ROUND, T_TRICK, T_LEADER, T_PLAYED, T_UNLOCKED, T_SWAP_SEAT, T_SEEN, T_DECK = range(8)
 T_PLAYS = 8

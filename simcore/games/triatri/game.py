@@ -162,6 +162,64 @@ class TriATri(Game, rules=tt):
                 "values": [[v for _, v in t["held"]] for t in log["tricks"]],
                 "swaps": [t["swaps"] for t in log["tricks"]], "counters": log["counters"]}
 
+    def seat_decisions(self, setup, log: dict, seat: int, distinct: bool = True) -> list[int]:
+        """How many choices ``seat`` had at each of its decisions in a logged game, in the order
+        asked: per deal attempt its bid (any card of the hand), then per trick the gem if it
+        starts the trick (the reference's ``gem_options`` on the supply and its own gems then)
+        and its card (``legal_cards`` for the gem's colour).  ``distinct``: the fakes are one
+        printed card, so a hand's fakes are one choice, as the search weighs them; False: every
+        card id, as the rules engine lists them.  `balance bench --search` counts a search
+        player's work with it."""
+        from simcore.games.triatri import reference as ref
+
+        rules = reference_rules(setup)
+
+        def cards(names):  # names to ids; each "fake" a fake of its own (they are interchangeable)
+            fakes = iter(range(rules.fakes))
+            return [ref.parse_card(rules, name, next(fakes) if name == ref.FAKE else 0) for name in names]
+
+        def take(hand, name):  # the card played or bid leaves the hand (any fake for "fake")
+            card = ref.parse_card(rules, name, 0)
+            hand.remove(next(c for c in hand if c == card or ref.is_fake(rules, c) and ref.is_fake(rules, card)))
+
+        def count(choices):
+            if not distinct:
+                return len(choices)
+            return len({ref.FAKE if ref.is_fake(rules, c) else c for c in choices})
+
+        # the gems before the first trick: the end of the game with every trick's move undone
+        supply, gems = list(log["supply"]), [list(g) for g in log["gems"]]
+        for trick in log["tricks"]:
+            code = ref.parse_gem(trick["gem"])
+            gems[trick["winner"]][code % 3] -= 1
+            if code < 3:
+                supply[code % 3] += 1
+            else:
+                gems[trick["start"]][code % 3] += 1
+        by_round: dict[int, list] = {}
+        for trick in log["tricks"]:
+            by_round.setdefault(trick["round"], []).append(trick)
+        options = []
+        for rnd in log["rounds"]:
+            for deal in rnd["deals"]:
+                options.append(count(cards(deal["hands"][seat])))
+            hand = cards(rnd["deals"][-1]["hands"][seat])  # the deal bid on to a start player
+            take(hand, rnd["deals"][-1]["bids"][seat])
+            for trick in by_round.get(rnd["round"], []):
+                code = ref.parse_gem(trick["gem"])
+                if trick["start"] == seat:
+                    options.append(len(ref.gem_options(supply, gems[seat])))
+                for s, name in trick["plays"]:
+                    if s == seat:
+                        options.append(count(ref.legal_cards(rules, hand, code % 3)))
+                        take(hand, name)
+                if code < 3:
+                    supply[code % 3] -= 1
+                else:
+                    gems[trick["start"]][code % 3] -= 1
+                gems[trick["winner"]][code % 3] += 1
+        return options
+
     def format_log(self, log: dict) -> str:
         p = log["players"]
         lines = [self.log_heading(log)]

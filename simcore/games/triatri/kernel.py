@@ -17,14 +17,14 @@ from simcore.games.triatri.rules import (
     C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS,
     CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS,
     FAKE, GOES_ON, HAND_SIZE, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
-    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_PLAYERS, R_ROUNDS,
+    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_PLAYERS, R_ROUNDS, R_WITHHELD,
     T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY, T_TRICK, T_VALUE,
     T_VOID, TABLE_WIDTH, card_facts, draw_below, final_standing, game_end, gem_options, land, lay_card, lead_entry,
     legal_cards, resolve_bid, take_gem,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted
+from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, PLAY, SCENARIO_KEYS, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -108,6 +108,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_st
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
     fakes = masks[FAKE]
+    withheld = np.uint64(rules[R_WITHHELD])  # cards no seat plays to a trick while another is legal (`cards --cause`)
     # the all-random loop's PLAY states, one per seat (MAX_PLAYERS = 4), kept in locals; nothing
     # draws from PLAY after the game (each game seeds its own streams), so they are not written back
     p0 = seat_streams[0, PLAY]
@@ -199,7 +200,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_st
                 if seat >= n_players:
                     seat -= n_players
                 hand = hands[seat]
-                legal = legal_cards(hand, suit, fakes)
+                legal = withhold(legal_cards(hand, suit, fakes), withheld)
                 if strategies is None:
                     p0, p1, p2, p3, card = pick_at(seat, p0, p1, p2, p3, legal)
                 else:

@@ -51,7 +51,8 @@ HELD_COLOURLESS = -1  # a fake that led, or a seat whose card a fake took
 
 (R_PLAYERS, R_LOW, R_HIGH, R_K, R_FAKES, R_DECK, R_GEMS, R_ROUNDS, R_SET_POINTS, R_PAIR_POINTS, R_DOUBLE,
  R_TWO_FACTOR, R_INSTANT_SETS) = range(13)
-N_RULES = 13
+R_WITHHELD = 13  # deck-index bitmask no seat plays to a trick while another card is legal (0: none; `cards --cause`)
+N_RULES = 14
 
 T_ROUND, T_TRICK, T_START, T_GEM, T_PLAYED, T_SEEN = range(6)
 T_SUPPLY = 6
