@@ -68,3 +68,15 @@ def test_plays_per_game_counts_every_card_of_every_trick():
     dice = sum(len(r["dice"]) for log in logs for r in log["rounds"])
     assert alea.plays_in_log(setup, logs[0]) == sum(len(r["dice"]) for r in logs[0]["rounds"]) > 0
     assert alea.plays_per_game(setup, alea.lineup("random", 4), 1000, 20) == dice / 20
+
+
+def test_pdep_is_left_out_where_it_is_microcoded():
+    """AMD before Zen 3 runs PDEP in microcode (slower than the loop): HAS_PDEP stays false there."""
+    assert bits.pdep_is_slow("AuthenticAMD", 0x17)  # Zen 1, Zen+, Zen 2
+    assert bits.pdep_is_slow("AuthenticAMD", 0x15)  # Excavator
+    assert not bits.pdep_is_slow("AuthenticAMD", 0x19)  # Zen 3, Zen 4
+    assert not bits.pdep_is_slow("AuthenticAMD", 0x1A)  # Zen 5
+    assert not bits.pdep_is_slow("GenuineIntel", 6)
+    vendor, family = bits._cpu_identity()
+    if bits.HAS_PDEP:
+        assert not bits.pdep_is_slow(vendor, family)
