@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
 DEMO_GAMES ?= 200000
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-peers clean
 
 $(BIN)/balance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,5 +26,18 @@ test: $(BIN)/balance
 bench: $(BIN)/balance
 	$(BIN)/balance bench
 
+# OpenSpiel (PyPI open_spiel) in an environment of its own; PEERS_VENV=/some/venv reuses one that has it
+PEERS_VENV ?= .venv-peers
+OPEN_SPIEL ?= open_spiel==2.0.2
+
+$(PEERS_VENV)/bin/python:
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PEERS_VENV)/bin/python -m pip install --quiet "$(OPEN_SPIEL)"
+
+# our kernels against OpenSpiel's C++ oh_hell and hearts, random players, one thread, interleaved repeats
+bench-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
+	$(BIN)/python tools/bench_peers.py --peers-python $(PEERS_VENV)/bin/python
+
 clean:
-	rm -rf $(VENV) .cache runs
+	rm -rf $(VENV) $(PEERS_VENV) .cache runs

@@ -13,6 +13,19 @@ from simcore.driver import DEFAULT_CHUNK, set_threads
 from simcore.game import get_game
 
 
+PLAY_COUNT_GAMES = 2000  # games whose logs count the plays per game (random players, seed 1000)
+
+
+def cpu_flags() -> set[str]:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
 def machine() -> dict:
     cpu = platform.processor() or ""
     try:
@@ -22,7 +35,11 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+    from simcore.bits import HAS_PDEP
+
+    flags = cpu_flags()
+    return {"cpu": cpu, "cores": os.cpu_count(), "bmi2": "bmi2" in flags, "lzcnt": "abm" in flags or "lzcnt" in flags,
+            "pdep_used": HAS_PDEP, "python": platform.python_version(),
             "numba": numba.__version__, "platform": platform.platform(), "balance": __version__}
 
 
@@ -68,12 +85,17 @@ def run_bench(name: str, players: int, games: int, reference_games: int, repeats
     say(f"bench {name} {players}p: reference engine ...")
     reference = _reference_rate(game, setup, reference_games, repeats)
     set_threads(None)
+    say(f"bench {name} {players}p: {game.play_unit} per game (kernel logs of {PLAY_COUNT_GAMES:,} random games) ...")
+    plays = game.plays_per_game(setup, random, 1000, PLAY_COUNT_GAMES)
     return {
         "game": name, "players": players, "games": games, "reference_games": reference_games,
         "threads": all_threads, "warmup_seconds": round(warmup, 2),
         "random_1_thread": round(one), "random_all_threads": round(many),
         "strong_strategy": game.strong_strategy, "heuristic_all_threads": round(heuristic), "reference": round(reference, 1),
         "ratio_1_thread": round(one / reference, 1), "ratio_all_threads": round(many / reference, 1),
+        "thread_scaling": round(many / one, 2), "strong_vs_random": round(heuristic / many, 2),
+        "play_unit": game.play_unit, "plays_per_game": round(plays, 2),
+        "plays_per_second_1_thread": round(one * plays), "ns_per_play_1_thread": round(1e9 / (one * plays), 2),
         "machine": machine(),
     }
 
@@ -158,11 +180,15 @@ def format_bench(results: list[dict]) -> str:
     for r in results:
         m = r["machine"]
         lines += [
-            f"{r['game']}, {r['players']} players  ({m['cpu']}, {m['cores']} cores, numba {m['numba']})",
+            f"{r['game']}, {r['players']} players  ({m['cpu']}, {m['cores']} cores, bmi2 "
+            f"{'yes' if m.get('bmi2') else 'no'}, PDEP {'used' if m.get('pdep_used') else 'not used'}, numba {m['numba']})",
             f"  compiled, random play, 1 thread      {r['random_1_thread']:>12,} games/s",
-            f"  compiled, random play, {r['threads']} threads     {r['random_all_threads']:>12,} games/s",
+            f"    {r['play_unit']} per game {r['plays_per_game']:,.2f}: {r['plays_per_second_1_thread'] / 1e6:,.1f} M "
+            f"{r['play_unit']}/s, {r['ns_per_play_1_thread']:,.1f} ns per play (1 thread)",
+            f"  compiled, random play, {r['threads']} threads     {r['random_all_threads']:>12,} games/s"
+            f"   (1 -> {r['threads']} threads: {r['thread_scaling']:.2f}x)",
             f"  compiled, {r.get('strong_strategy', 'heuristic')} play, {r['threads']} threads".ljust(39)
-            + f"{r['heuristic_all_threads']:>12,} games/s",
+            + f"{r['heuristic_all_threads']:>12,} games/s   ({r['strong_vs_random']:.2f}x random, {r['threads']} threads)",
             f"  reference engine (plain Python)      {r['reference']:>12,.0f} games/s",
             f"  ratio compiled/reference: {r['ratio_1_thread']:,}x on 1 thread, {r['ratio_all_threads']:,}x on {r['threads']}",
             f"  ({r['games']:,} compiled games per timing, best of the repeats; compile/cache load {r['warmup_seconds']} s)",

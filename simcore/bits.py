@@ -72,19 +72,46 @@ def mask_to_list(x: int) -> list[int]:
 
 # --- single instructions through LLVM (compiled code only; not under NUMBA_DISABLE_JIT) ---------
 
+def _cpu_identity() -> tuple[str, int]:
+    """(vendor_id, cpu family) from /proc/cpuinfo; ("", 0) where it cannot be read."""
+    vendor, family = "", 0
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key == "vendor_id" and not vendor:
+                vendor = value.strip()
+            elif key == "cpu family" and not family:
+                family = int(value.strip())
+            if vendor and family:
+                break
+    except (OSError, ValueError):
+        pass
+    return vendor, family
+
+
+def pdep_is_slow(vendor: str, family: int) -> bool:
+    """AMD before Zen 3 (family 0x17 and older: Zen 1, Zen+, Zen 2, and the BMI2 parts of family
+    0x15) runs PDEP in microcode, tens to hundreds of cycles depending on the mask, where the
+    portable loop of ``kth_index`` is faster; Zen 3 on (family 0x19+) and Intel run it in 3 cycles."""
+    return vendor == "AuthenticAMD" and family < 0x19
+
+
 def _host_has_pdep() -> bool:
     if numba.config.DISABLE_JIT or platform.machine().lower() not in ("x86_64", "amd64"):
         return False
     try:
         import llvmlite.binding as llvm
 
-        return bool(llvm.get_host_cpu_features().get("bmi2", False))
+        if not llvm.get_host_cpu_features().get("bmi2", False):
+            return False
     except Exception:  # an unusual llvmlite: take the portable path
         return False
+    return not pdep_is_slow(*_cpu_identity())
 
 
 HAS_PDEP = _host_has_pdep()
-"""BMI2 is there.  (PDEP is microcoded and slow on AMD Zen 1 and 2, though still correct.)"""
+"""BMI2 is there and PDEP is fast on this CPU (not AMD before Zen 3, see ``pdep_is_slow``)."""
 
 
 @intrinsic

@@ -137,6 +137,7 @@ class Game:
     min_score = 0  # the lowest final score the rules allow (conformance bound)
     default_strategy = "random"
     strong_strategy = "heuristic"  # what `bench` times as skilled play
+    play_unit = "card plays"  # what `bench` counts per game (plays_in_log)
 
     def __init_subclass__(cls, rules: ModuleType | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -435,6 +436,17 @@ class Game:
         for first in range(0, len(indices), size):
             logs += self.logged_batch(setup, lineup, seed, indices[first:first + size])
         return logs
+
+    def plays_in_log(self, setup, log: dict) -> int:
+        """The plays of one logged game, in ``play_unit``: for the trick-taking games every card
+        played (tricks x players); `balance bench` divides time by it (ns per play)."""
+        return len(log["tricks"]) * setup.players
+
+    def plays_per_game(self, setup, lineup: Lineup, seed: int = 1000, games: int = 2000) -> float:
+        """Mean plays per game (``plays_in_log``) over games 0..games-1 of run ``seed``, counted
+        from the kernel's own logs of exactly those games."""
+        logs = self.kernel_logs(setup, lineup, seed, range(games))
+        return sum(self.plays_in_log(setup, log) for log in logs) / len(logs)
 
     def log_batch(self, setup) -> int:
         """Games logged at once (a log has room for the longest game the rules allow)."""

@@ -119,6 +119,16 @@ def below(streams, k, n):
 
 
 @njit(cache=True, inline="always")
+def below_in_row(streams, row, k, n):
+    """``below(streams[row], k, n)`` without making the row a view of its own: a view of a 2-D
+    array costs a reference count taken and given back (two atomic operations), which in a play
+    loop's innermost step outweighs the draw itself.  The same draw, the same stream state after."""
+    s = streams[row, k] + GOLDEN
+    streams[row, k] = s
+    return np.int64(((mix64(s) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
 def uniform(streams, k):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(streams, k) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

@@ -31,7 +31,7 @@ from simcore.games.bird_weather.rules import (
     resolve_trick, trick_points, unseen_mask,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY, below
+from simcore.rng import PLAY, below, below_in_row
 from simcore.rng import mix64
 from strategies.search import (  # describe_params: the budget as text (bench, reports)
     P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local, best_move,
@@ -53,7 +53,14 @@ HEURISTIC_DEFAULTS = (0.6, 0.35, 0.08, 0.0)
 
 @kernel(globals(), inline="always")
 def random_card(mask, streams):
-    return kth_index(mask, below(streams, PLAY, popcount(mask)))
+    return kth_set_bit(mask, below(streams, PLAY, popcount(mask)))
+
+
+@kernel(globals(), inline="always")
+def random_card_of_seat(mask, seat_streams, seat):
+    """``random_card(mask, seat_streams[seat])``, the same draw, for the play loop: it reads the
+    seat's row in place instead of making it a view (simcore/rng.py, ``below_in_row``)."""
+    return kth_set_bit(mask, below_in_row(seat_streams, seat, PLAY, popcount(mask)))
 
 
 # --- greedy -----------------------------------------------------------------

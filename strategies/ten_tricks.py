@@ -31,7 +31,7 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 """
 import numpy as np
 
-from simcore.bits import bit, has, kth_index, lowest_index, popcount
+from simcore.bits import bit, has, kth_index, kth_set_bit, lowest_index, popcount
 from simcore.games.ten_tricks.rules import (
     FIRST_INFECTED, INFECTED, MAX_PLAYERS, R_BONUS, R_CAP, R_HAND, R_MAX_ROUNDS, R_PLAYERS, R_SWAP, R_TARGET,
     SWAP_CARD, T_DECK, T_LEADER, T_LOST, T_LOWER, T_PLAYED, T_PLAYS, T_ROUND, T_SEEN, T_SINGLE, T_SWAP_SEAT,
@@ -39,7 +39,7 @@ from simcore.games.ten_tricks.rules import (
     legal_mask, low_survivors, rescue, round_score, settle_trick, winning_position,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY, below, mix64
+from simcore.rng import PLAY, below, below_in_row, mix64
 from strategies.search import (  # describe_params: the budget as text (bench, reports)
     DEAL_TRIES, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local,
     best_move, deal_unseen, describe_params, describe_search, search_params, search_rng,
@@ -65,7 +65,14 @@ HEURISTIC_DEFAULTS = (1.0, 0.02, 0.4, 0.0)
 
 @kernel(globals(), inline="always")
 def random_card(mask, streams):
-    return kth_index(mask, below(streams, PLAY, popcount(mask)))
+    return kth_set_bit(mask, below(streams, PLAY, popcount(mask)))
+
+
+@kernel(globals(), inline="always")
+def random_card_of_seat(mask, seat_streams, seat):
+    """``random_card(mask, seat_streams[seat])``, the same draw, for the play loop: it reads the
+    seat's row in place instead of making it a view (simcore/rng.py, ``below_in_row``)."""
+    return kth_set_bit(mask, below_in_row(seat_streams, seat, PLAY, popcount(mask)))
 
 
 @kernel(globals(), inline="always")

@@ -372,7 +372,8 @@ def test_plugin_example_runs_and_its_seat_is_reported(tmp_path):
 
 BENCH_KEYS = {"game", "players", "games", "reference_games", "threads", "warmup_seconds",
               "random_1_thread", "random_all_threads", "heuristic_all_threads", "reference",
-              "ratio_1_thread", "ratio_all_threads", "machine", "strong_strategy"}
+              "ratio_1_thread", "ratio_all_threads", "machine", "strong_strategy", "thread_scaling",
+              "strong_vs_random", "play_unit", "plays_per_game", "plays_per_second_1_thread", "ns_per_play_1_thread"}
 
 
 def test_bench_json_has_the_documented_keys():
@@ -384,7 +385,13 @@ def test_bench_json_has_the_documented_keys():
         "bird-weather", 4, 20000, 200)
     for key in ("random_1_thread", "random_all_threads", "heuristic_all_threads", "reference"):
         assert result[key] > 0
-    assert set(result["machine"]) == {"cpu", "cores", "python", "numba", "platform", "balance"}
+    assert set(result["machine"]) == {"cpu", "cores", "bmi2", "lzcnt", "pdep_used", "python", "numba", "platform",
+                                      "balance"}
+    # BIRD & WEATHER plays every trick of its deal: 9 tricks x 4 players by default
+    assert result["play_unit"] == "card plays" and result["plays_per_game"] == 36
+    # games/s is printed rounded to a whole game: the plays/s it gives agree to within one game's plays
+    assert abs(result["plays_per_second_1_thread"] - result["random_1_thread"] * 36) <= 36
+    assert abs(result["ns_per_play_1_thread"] - 1e9 / result["plays_per_second_1_thread"]) < 0.01
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ choose_facedown = strategy.choose_facedown
 choose_play = strategy.choose_play
 choose_pick = strategy.choose_pick
 RANDOM = strategy.RANDOM  # the one player that reads nothing of the table: no card to show it
+random_card_of_seat = strategy.random_card_of_seat  # its pick, drawn in place from seat_streams[seat]
 
 
 @kernel(globals(), inline="always")
@@ -99,8 +100,7 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
                     return step
             else:
                 if strategies[seat] == RANDOM:
-                    card = choose_play(RANDOM, params, seat, hands[seat], legal, seen,
-                                       table, number, follow, rules, seat_streams[seat])
+                    card = random_card_of_seat(legal, seat_streams, seat)
                 else:
                     show_own(table, facedown, seat)
                     card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
@@ -137,6 +137,8 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
                     pick_seat = script_picks[pick_step]
                     if pick_seat < 0 or pick_seat >= n_players or (available >> np.uint64(pick_seat)) & np.uint64(1) == 0:
                         return script.shape[0] + pick_step
+                elif strategies[winner] == RANDOM:
+                    pick_seat = random_card_of_seat(available, seat_streams, winner)
                 else:
                     show_own(table, facedown, winner)
                     pick_seat = choose_pick(strategies[winner], params, winner, available, hands[winner],
@@ -175,9 +177,9 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
 
 @kernel(globals())
 def play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table, hands,
-              facedown, deck, totals, counters, opening, dealt, facedowns, log):
+              facedown, deck, totals, counters, opening, opening_row, dealt, facedowns, log):
     """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,
-    ``opening`` (the first deal's hands incl. face-down cards) and, where they have
+    ``opening[opening_row]`` (the first deal's hands incl. face-down cards) and, where they have
     room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``.
     ``keys``: ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     n_players = rules[R_PLAYERS]
@@ -197,12 +199,15 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
         deal_hands(streams, rules, deck, hands)
         for s in range(n_players):
             if d == 0:
-                opening[s] = hands[s]
+                opening[opening_row, s] = hands[s]
             if d < dealt.shape[0]:
                 dealt[d, s] = hands[s]
         if rules[R_FACEDOWN] != 0:
             for s in range(n_players):
-                card = choose_facedown(strategies[s], params, s, hands[s], table, number, rules, seat_streams[s])
+                if strategies[s] == RANDOM:
+                    card = random_card_of_seat(hands[s], seat_streams, s)
+                else:
+                    card = choose_facedown(strategies[s], params, s, hands[s], table, number, rules, seat_streams[s])
                 if card < 0 or card >= rules[R_DECK] or (hands[s] >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
                 hands[s] &= ~bit(card)
@@ -246,7 +251,7 @@ def run_chunk(seed, keys, start, n_games, rules, number, follow, strategies, par
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             status_out[g] = play_game(seed, keys, start + g, rules, number, follow, strategies, params, streams,
-                                      seat_streams, table, hands, facedown, deck, totals, counters, hands_out[g],
+                                      seat_streams, table, hands, facedown, deck, totals, counters, hands_out, g,
                                       dealt, facedowns, log)
             match_shares(totals, n_players, shares)
             for s in range(n_players):
@@ -266,9 +271,9 @@ def play_logged(seed, keys, index, rules, number, follow, strategies, params, lo
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
-    opening = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    opening = np.zeros((1, MAX_PLAYERS), dtype=np.uint64)
     return play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table,
-                     hands, facedown, deck, totals, counters, opening, dealt, facedowns, log)
+                     hands, facedown, deck, totals, counters, opening, 0, dealt, facedowns, log)
 
 
 @kernel(globals())

@@ -103,39 +103,36 @@ def resolve_trick(table, number, rules, n_played):
     """
     lead_no = number[table[T_PLAY]]
     lead_tens = lead_no // 10
-    lead_ones = lead_no % 10
+    lead_ones = lead_no - 10 * lead_tens
     low_tens = rules[R_LOW_TENS]
     high_tens = rules[R_HIGH_TENS]
 
+    # Branch-free: with random play every comparison here is a coin toss, and a mispredicted
+    # branch costs more than the whole comparison.  Each running best is one integer
+    # value * 8 + position (positions < 8), so min/max (compiled to conditional moves) keeps the
+    # card and where it lies at once; ties go to the earliest position, as the rulebook reading
+    # in the reference does: ``value * 8 + i`` for a minimum, ``value * 8 + 7 - i`` for a maximum.
     has_low = False
     has_high = False
     same_tens = True
-    zero_pos = -1
-    best_pos, best_no = 0, lead_no
-    least_pos, least_no = 0, lead_no
-    low_ones_pos, low_ones = 0, lead_ones
-    high_ones_pos, high_ones = 0, lead_ones
+    zero_pos = -1                 # the last card with ones digit 0
+    best = -1                     # highest number taking part: number * 8 + 7 - i
+    least = 1 << 20               # lowest number taking part: number * 8 + i
+    low_ones = 1 << 20            # lowest ones digit of all: ones * 8 + i
+    high_ones = -1                # highest ones digit of all: ones * 8 + 7 - i
     for i in range(n_played):
         no = number[table[T_PLAY + i]]
         tens = no // 10
-        ones = no % 10
-        if tens != lead_tens:
-            same_tens = False
-        if ones == 0:
-            zero_pos = i
-        if ones < low_ones:
-            low_ones_pos, low_ones = i, ones
-        if ones > high_ones:
-            high_ones_pos, high_ones = i, ones
-        if i == 0 or tens == lead_tens or ones == lead_ones:  # followed: takes part
-            if tens == low_tens:
-                has_low = True
-            if tens == high_tens:
-                has_high = True
-            if no > best_no:
-                best_pos, best_no = i, no
-            if no < least_no:
-                least_pos, least_no = i, no
+        ones = no - 10 * tens
+        same_tens = same_tens & (tens == lead_tens)
+        zero_pos = max(zero_pos, i if ones == 0 else -1)
+        low_ones = min(low_ones, ones * 8 + i)
+        high_ones = max(high_ones, ones * 8 + 7 - i)
+        takes_part = (i == 0) | (tens == lead_tens) | (ones == lead_ones)  # the lead or a follower
+        has_low = has_low | (takes_part & (tens == low_tens))
+        has_high = has_high | (takes_part & (tens == high_tens))
+        best = max(best, no * 8 + 7 - i if takes_part else -1)
+        least = min(least, no * 8 + i if takes_part else 1 << 20)
 
     # §6-②: all the same tens and a 0 among them: the 0 wins (points are then the 0, §6-③).
     if rules[R_ZERO_WIN] != 0 and same_tens and zero_pos >= 0:
@@ -143,8 +140,8 @@ def resolve_trick(table, number, rules, n_played):
     # §6-①/④: a tens-1 and a top-tens card among the lead and followers: lowest wins,
     # points are the highest ones digit of all cards played.
     if rules[R_REVERSAL] != 0 and has_low and has_high and low_tens < high_tens:
-        return least_pos, REVERSAL, high_ones_pos
-    return best_pos, NORMAL, low_ones_pos
+        return least & 7, REVERSAL, 7 - (high_ones & 7)
+    return 7 - (best & 7), NORMAL, low_ones & 7
 
 
 @kernel(globals(), inline="always")

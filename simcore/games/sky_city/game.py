@@ -14,6 +14,11 @@ from simcore.rng import seat_keys
 
 class SkyCity(Game, rules=sc):
     strong_strategy = "expected-value"
+    play_unit = "dice rolls"
+
+    def plays_in_log(self, setup, log: dict) -> int:
+        """The dice rolled in one logged game (every die of every round's roll)."""
+        return sum(len(r["dice"]) for r in log["rounds"])
     events = (
         Event("first_roll_triggers", "Round ended at the first roll", "round"),
         Event("escapes", "Escape attempts", "round"),

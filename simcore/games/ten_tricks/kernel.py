@@ -30,6 +30,8 @@ from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
 choose_play = strategy.choose_play
+RANDOM = strategy.RANDOM
+random_card_of_seat = strategy.random_card_of_seat  # random's pick, drawn in place from seat_streams[seat]
 
 NO_OFFER = -2    # a scripted swap answer: this seat does not offer
 # slots of the per-block ``work`` array (no allocation per game)
@@ -206,8 +208,11 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
                 legal = withhold(legal_mask(hand, lead, table[T_UNLOCKED], masks), np.uint64(rules[R_WITHHELD]))
                 card = scripted(script, work)
                 if card < 0:
-                    card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, masks,
-                                       seat_streams[seat])
+                    if strategies[seat] == RANDOM:
+                        card = random_card_of_seat(legal, seat_streams, seat)
+                    else:
+                        card = choose_play(strategies[seat], params, seat, hand, legal, table, rules, masks,
+                                           seat_streams[seat])
                 if card < 0 or card > SWAP_CARD or not has(legal, card):
                     return STRATEGY_BROKE_RULES
                 show_voids(table, seat, position, card, lead, masks)  # what the play shows (public)
