@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
 DEMO_GAMES ?= 200000
 
-.PHONY: demo test bench bench-peers clean
+.PHONY: demo test bench bench-peers bench-search-peers clean
 
 $(BIN)/balance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ $(PEERS_VENV)/bin/python:
 # our kernels against OpenSpiel's C++ oh_hell and hearts, random players, one thread, interleaved repeats
 bench-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
 	$(BIN)/python tools/bench_peers.py --peers-python $(PEERS_VENV)/bin/python
+
+# our compiled search (BIRD & WEATHER 4p) against OpenSpiel's ISMCTS bot on oh_hell, same simulations per decision
+bench-search-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
+	$(BIN)/python tools/search_vs_ismcts.py --peers-python $(PEERS_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) $(PEERS_VENV) .cache runs
