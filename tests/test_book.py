@@ -32,10 +32,10 @@ def test_book_links_a_report_per_player_count(tmp_path):
         assert row[4].endswith("]") and " pp [" in row[4] and summary["games"] == 3000
         assert re.match(r"^\d+\.\d+ \[\d+\.\d+, \d+\.\d+\]$", row[6]), row[6]
     assert "[sky-city-3p/report.html](sky-city-3p/report.html)" in (out / "index.md").read_text()
-    # skill and luck: the top gap and the first-seat edge per tier, in the overview and each report, for the
-    # games that name skill tiers (The Sky City of ALEA here; TriATri has none: its skill cells are empty)
-    assert ["skill" in summary for summary in document["runs"]] == [True] * 3 + [False] * 3
-    for row, summary in zip(rows, document["runs"][:3]):
+    # skill and luck: the top gap and the first-seat edge per tier, in the overview and each report, for every
+    # game that names skill tiers (both here: ALEA random/cautious/expected-value, TriATri random/heuristic/search)
+    assert ["skill" in summary for summary in document["runs"]] == [True] * 6
+    for row, summary in zip(rows, document["runs"]):
         tiers = summary["skill"]["tiers"]
         assert re.match(rf"^one {tiers[-1]} among {tiers[-2]}: \d+\.\d+ \[", row[8]), row[8]
         assert row[9] == " → ".join(f"{e['tier']} {e['edge_pp']:+.1f} [{e['ci_pp'][0]:+.1f}, {e['ci_pp'][1]:+.1f}]"
@@ -43,10 +43,10 @@ def test_book_links_a_report_per_player_count(tmp_path):
         top = summary["skill"]["gaps"][-1]
         count = 120 if top["hero"].startswith("search") else 800  # --search-games for search players
         assert top["games"] == count + (-count) % summary["players"]
-    assert all(row[8:10] == ["—", "—"] for row in rows[3:])
-    report = (out / "sky-city-4p" / "report.md").read_text()
-    assert "## Skill and luck" in report and "skill-first-seat.png" in report
-    assert "## Skill and luck" not in (out / "triatri-4p" / "report.md").read_text()
+    assert [summary["skill"]["gaps"][-1]["hero"] for summary in document["runs"]] == ["expected-value"] * 3 + ["search"] * 3
+    for slug in ("sky-city-4p", "triatri-4p"):
+        report = (out / slug / "report.md").read_text()
+        assert "## Skill and luck" in report and "skill-first-seat.png" in report
 
 
 def test_book_refuses_an_unknown_game_and_writes_nothing(tmp_path):
