@@ -16,7 +16,7 @@ $(BIN)/balance: pyproject.toml
 
 # the balance book: every game at every player count, one report each, reports/book/index.html
 demo: $(BIN)/balance
-	$(BIN)/balance book --out reports/book --games $(DEMO_GAMES) --seed 1 --force
+	$(BIN)/balance book --out reports/book --games $(DEMO_GAMES) --seed 1 --skill-games 20000 --search-games 400 --force
 
 # one test process per core (pytest-xdist); they share compiled kernels through the cache above:
 # a kernel one process has compiled, the other loads from disk

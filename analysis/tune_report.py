@@ -193,10 +193,10 @@ def chart(document: dict) -> bytes:
         top = high if high is not None else max([s[2][1] for s in shown] + [low + 1])
         axes.axhspan(bottom, top, color="#54a24b", alpha=0.12, linewidth=0)
         unit = "per game" if target["figure"] == "game_length" else "pp"
-        axes.set_ylabel(unit)
+        axes.set_ylabel(f"figure ({unit})")
         axes.set_title(f"{target['label']}: {target['band']}", fontsize=9)
-        if k == len(targets) - 1:
-            axes.set_xlabel("candidate (0 = the rules tuned from, on the fresh games)")
+        axes.set_xlabel("candidate (number; 0 = the rules tuned from, on the fresh games)"
+                        if k == len(targets) - 1 else "candidate (number)")
         axes.xaxis.get_major_locator().set_params(integer=True)
         axes.grid(axis="y", alpha=0.3)
     figure.suptitle("Candidates against the targets (95% intervals; green band: the target)", fontsize=12,
