@@ -109,7 +109,7 @@ def fpa_chart(summaries: list[dict]) -> bytes:
     subtitle says how many games each row rests on."""
     from matplotlib.figure import Figure
 
-    from analysis.charts import _png
+    from analysis.charts import finished
 
     labels = [f"{s['title']}, {s['players']}p" for s in summaries]
     values = [s["first_player_advantage"]["pp"] for s in summaries]
@@ -130,12 +130,8 @@ def fpa_chart(summaries: list[dict]) -> bytes:
     axes.set_yticks(y, labels)
     axes.set_ylabel("game, player count")
     axes.set_xlabel("first seat's edge (percentage points)")
-    axes.grid(axis="x", alpha=0.3)
-    figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
-    figure.suptitle("First seat's edge by game and player count", fontsize=13, fontweight="bold")
-    axes.set_title(f"seat 1 win share minus the fair share 1/N · 95% Wilson intervals · {games}",
-                   fontsize=9, color="0.3")
-    return _png(figure)
+    return finished(figure, axes, "First seat's edge by game and player count",
+                    f"seat 1 win share minus the fair share 1/N · 95% Wilson intervals · {games}", grid="x")
 
 
 def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong: bool = False,

@@ -43,7 +43,7 @@ import polars as pl
 from analysis import stats
 from analysis.cells import seat_name, strategy_labels
 from analysis.summary import fixed_width, fmt_p, fmt_pp, games_phrase, strategies
-from analysis.verdict import flag, games_to_settle, judge, pp, stated, thresholds, tone
+from analysis.verdict import card_verdict, flag, games_to_settle, judge, thresholds
 from simcore.errors import BalanceError
 
 SLICE_ROWS = 1 << 20   # rows of results collected at a time
@@ -235,41 +235,21 @@ def verdict(table: pl.DataFrame | list[dict], games: int) -> dict:
     """At most two sentences: which cards are out of line (flagged), by how much, and how many
     games would settle the unsettled ones.  ``sentences``, ``tone``, ``judgement``, ``note``."""
     rows = table.to_dicts() if isinstance(table, pl.DataFrame) else list(table)
-    measured = [r for r in rows if r["delta"] is not None]
     limit = thresholds().card_pp
-    flagged = sorted((r for r in measured if r["flagged"]), key=lambda r: -abs(r["delta"]))
-    unsettled = [r for r in measured if r["judgement"] == "unsettled"]
 
-    def said(r):
-        return f"{r['card']} {pp(100 * r['delta'], [100 * r['ci_low'], 100 * r['ci_high']])}"
-
-    if flagged:
-        shown = "; ".join(said(r) for r in flagged[:3]) + (f" and {len(flagged) - 3} more" if len(flagged) > 3 else "")
-        first = (f"{len(flagged)} of {len(measured)} cards {'is' if len(flagged) == 1 else 'are'} out of line "
-                 f"(sure to move their holder's win share by more than ±{limit:g} pp): {shown}.")
-    elif measured:
-        top = max(measured, key=lambda r: abs(r["delta"]))
-        first = (f"No card is out of line: none is sure to move its holder's win share by ±{limit:g} pp or more; "
-                 f"the largest change is {said(top)}.")
-    else:
-        first = "No card varied between the hands dealt, so none could be measured."
-    sentences = [first]
-    if unsettled:
-        need = sorted(r["games_to_settle"] for r in unsettled if r["games_to_settle"])
+    def settle(need):
         if len(need) == 1:
-            settle = f": about {need[0]:,} games would settle it (this run has {games:,})."
-        elif need:
-            half = need[(len(need) - 1) // 2]
-            settle = (f": about {half:,} games would settle half of them and {need[-1]:,} all (the closer a card is "
-                      f"to ±{limit:g} pp, the more it takes; this run has {games:,}).")
-        else:
-            settle = "."
-        sentences.append(f"{len(unsettled)} {'is' if len(unsettled) == 1 else 'are'} unsettled (the interval "
-                         f"straddles ±{limit:g} pp){settle}")
-    outcome = "beyond" if flagged else ("unsettled" if unsettled else "within")
-    return {"sentences": sentences, "tone": tone(outcome), "judgement": outcome, "note": stated("card_pp"),
-            "flagged": [r["card"] for r in flagged], "unsettled": [r["card"] for r in unsettled],
-            "games_to_settle": max((r["games_to_settle"] or 0 for r in unsettled), default=0) or None}
+            return f": about {need[0]:,} games would settle it (this run has {games:,})."
+        return (f": about {need[(len(need) - 1) // 2]:,} games would settle half of them and {need[-1]:,} all (the "
+                f"closer a card is to ±{limit:g} pp, the more it takes; this run has {games:,}).")
+
+    return card_verdict(
+        rows, limit,
+        lambda n, of, shown: (f"{n} of {of} cards {'is' if n == 1 else 'are'} out of line (sure to move their "
+                              f"holder's win share by more than ±{limit:g} pp): {shown}."),
+        lambda largest: (f"No card is out of line: none is sure to move its holder's win share by ±{limit:g} pp or "
+                         f"more; the largest change is {largest}."),
+        "No card varied between the hands dealt, so none could be measured.", settle)
 
 
 def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:

@@ -39,7 +39,7 @@ import polars as pl
 from analysis import stats
 from analysis.exact import SHARE_UNITS
 from analysis.summary import fixed_width, fmt_p, fmt_pp, games_phrase, variant_info
-from analysis.verdict import flag, games_to_settle, judge, pp, stated, thresholds, tone
+from analysis.verdict import card_verdict, flag, games_to_settle, judge, thresholds
 from simcore.errors import BalanceError
 
 DEFAULT_GAMES = 20_000  # deals per card: every card is played on these deals twice
@@ -161,35 +161,16 @@ def lineup_phrase(doc: dict) -> str:
 def verdict(doc: dict) -> dict:
     """At most two sentences: which cards' play is out of line (flagged), by how much, and how
     many games would settle the unsettled ones."""
-    rows = doc["cards"]
-    measured = [r for r in rows if r["delta"] is not None]
     limit = doc["thresholds"]["card_pp"]
-    flagged = sorted((r for r in measured if r["flagged"]), key=lambda r: -abs(r["delta"]))
-    unsettled = [r for r in measured if r["judgement"] == "unsettled"]
-
-    def said(r):
-        return f"{r['card']} {pp(100 * r['delta'], [100 * r['ci_low'], 100 * r['ci_high']])}"
-
-    if flagged:
-        shown = "; ".join(said(r) for r in flagged[:3]) + (f" and {len(flagged) - 3} more" if len(flagged) > 3 else "")
-        first = (f"Playing {len(flagged)} of {len(measured)} cards is out of line (sure to move its holder's win "
-                 f"share by more than ±{limit:g} pp against keeping it back, on the same deals): {shown}.")
-    elif measured:
-        top = max(measured, key=lambda r: abs(r["delta"]))
-        first = (f"No card's play is out of line: none is sure to move its holder's win share by ±{limit:g} pp or "
-                 f"more against keeping it back; the largest is {said(top)}.")
-    else:
-        first = "No card was dealt in these games, so none could be measured."
-    sentences = [first]
-    if unsettled:
-        need = sorted(r["games_to_settle"] for r in unsettled if r["games_to_settle"])
-        settle = (f": about {need[-1]:,} games per card would settle {'it' if len(need) == 1 else 'all'} "
-                  f"(this run has {doc['games']:,})." if need else ".")
-        sentences.append(f"{len(unsettled)} {'is' if len(unsettled) == 1 else 'are'} unsettled (the interval "
-                         f"straddles ±{limit:g} pp){settle}")
-    outcome = "beyond" if flagged else ("unsettled" if unsettled else "within")
-    return {"sentences": sentences, "tone": tone(outcome), "judgement": outcome, "note": stated("card_pp"),
-            "flagged": [r["card"] for r in flagged], "unsettled": [r["card"] for r in unsettled]}
+    return card_verdict(
+        doc["cards"], limit,
+        lambda n, of, shown: (f"Playing {n} of {of} cards is out of line (sure to move its holder's win share by "
+                              f"more than ±{limit:g} pp against keeping it back, on the same deals): {shown}."),
+        lambda largest: (f"No card's play is out of line: none is sure to move its holder's win share by "
+                         f"±{limit:g} pp or more against keeping it back; the largest is {largest}."),
+        "No card was dealt in these games, so none could be measured.",
+        lambda need: (f": about {need[-1]:,} games per card would settle {'it' if len(need) == 1 else 'all'} "
+                      f"(this run has {doc['games']:,})."))
 
 
 def method_note(doc: dict) -> str:

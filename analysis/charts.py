@@ -69,6 +69,16 @@ def _titled(figure: Figure, axes, title: str, summary: dict) -> None:
     axes.set_title(subtitle(summary), fontsize=9, color="0.3")
 
 
+def finished(figure: Figure, axes, title: str, subtitle_text: str, grid: str = "both", columns: int = 2) -> bytes:
+    """The house finish of a one-plot chart: a light grid on ``grid``, the legend outside below the
+    plot (never over the data), the bold title with a grey subtitle; the PNG."""
+    axes.grid(axis=grid, alpha=0.3)
+    figure.legend(loc="outside lower center", ncols=columns, fontsize=8, frameon=False)
+    figure.suptitle(title, fontsize=13, fontweight="bold")
+    axes.set_title(subtitle_text, fontsize=9, color="0.3")
+    return _png(figure)
+
+
 def win_share_chart(summary: dict) -> bytes:
     """Win share per seat with 95% Wilson error bars, a dashed line at the fair share 1/N and, for a
     line-up of one strategy, the band of shares that count as fair (the seat threshold); the

@@ -132,7 +132,7 @@ def points_chart(rows: list[dict], players: int, games: int) -> bytes:
     fits one screen)."""
     from matplotlib.figure import Figure
 
-    from analysis.charts import _png
+    from analysis.charts import finished
 
     shown = sorted((r for r in rows if r["points_per_player_round"] is not None),
                    key=lambda r: -r["points_per_player_round"])
@@ -152,12 +152,8 @@ def points_chart(rows: list[dict], players: int, games: int) -> bytes:
     axes.set_xlim(-0.6, len(shown) - 0.4)
     axes.set_xlabel("trap card, best paying first (* = assumed)")
     axes.set_ylabel("points per player per round (points)")
-    axes.grid(axis="y", alpha=0.3)
-    figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
-    figure.suptitle("Which trap cards pay and which punish", fontsize=13, fontweight="bold")
-    axes.set_title(f"The Sky City of ALEA · {players} players · {games:,} games · the rounds under each trap",
-                   fontsize=9, color="0.3")
-    return _png(figure)
+    return finished(figure, axes, "Which trap cards pay and which punish",
+                    f"The Sky City of ALEA · {players} players · {games:,} games · the rounds under each trap", grid="y")
 
 
 def verdict(rows: list[dict], setup_or_players, found: dict | None = None) -> dict:

@@ -151,6 +151,36 @@ def tone(*outcomes: str) -> str:
 # the verdict of one run: is it fair, which seat (or strategy) is out of line
 # --------------------------------------------------------------------------------------------
 
+def card_verdict(rows: list[dict], limit: float, flagged_first, calm_first, empty_first: str, settle) -> dict:
+    """The card verdict's two sentences, for the card strength (analysis/cards.py) and card-play
+    (analysis/cause.py) pages alike: which cards are flagged (sure and beyond ``limit`` pp), by how
+    much, and how many games would settle the unsettled ones.  The pages differ only in words:
+    ``flagged_first(flagged, measured, shown)``, ``calm_first(largest)``, ``empty_first`` and
+    ``settle(sorted games_to_settle)`` give them."""
+    measured = [r for r in rows if r["delta"] is not None]
+    flagged = sorted((r for r in measured if r["flagged"]), key=lambda r: -abs(r["delta"]))
+    unsettled = [r for r in measured if r["judgement"] == "unsettled"]
+
+    def said(r):
+        return f"{r['card']} {pp(100 * r['delta'], [100 * r['ci_low'], 100 * r['ci_high']])}"
+
+    if flagged:
+        shown = "; ".join(said(r) for r in flagged[:3]) + (f" and {len(flagged) - 3} more" if len(flagged) > 3 else "")
+        sentences = [flagged_first(len(flagged), len(measured), shown)]
+    elif measured:
+        sentences = [calm_first(said(max(measured, key=lambda r: abs(r["delta"]))))]
+    else:
+        sentences = [empty_first]
+    if unsettled:
+        need = sorted(r["games_to_settle"] for r in unsettled if r["games_to_settle"])
+        sentences.append(f"{len(unsettled)} {'is' if len(unsettled) == 1 else 'are'} unsettled (the interval "
+                         f"straddles ±{limit:g} pp){settle(need) if need else '.'}")
+    outcome = "beyond" if flagged else ("unsettled" if unsettled else "within")
+    return {"sentences": sentences, "tone": tone(outcome), "judgement": outcome, "note": stated("card_pp"),
+            "flagged": [r["card"] for r in flagged], "unsettled": [r["card"] for r in unsettled],
+            "games_to_settle": max((r["games_to_settle"] or 0 for r in unsettled), default=0) or None}
+
+
 def seat_edges(summary: dict) -> list[dict]:
     """Every seat's edge over the fair share 1/N in percentage points, with its Wilson interval
     shifted the same way, and its judgement against the seat threshold."""
