@@ -15,6 +15,15 @@ Built-ins (``odds[t, n]`` is the exact chance that trap t fires on n fresh dice)
                       the round group by group with the exact odds for each of its own
                       declarations, and takes the most expected points, or in the final round
                       the best chance to win the game from the scores (ties: more points)
+
+Why the ladder's top rung is ``best-response``, not ``expected-value`` (issue 15): a rung must
+beat a field of the rung below.  ``expected-value`` models the others as uniform declarers, a
+poor model of a field of cautious players: at 3 players it wins no more than its fair share
+among them (33.8% [32.1, 35.6] of 8,000 games, seed 1).  ``best-response`` models that field as
+it is and wins 74.8% [73.2, 76.4] there (docs/search.md has every player count).  It is a
+counter to one kind of field, not an equilibrium: every seat of it is itself beaten by a lone
+``expected-value`` player.  ``expected-value`` stays a reference point (its figures are
+documented across the docs), like ``fixed``.
 """
 
 import math
@@ -36,8 +45,9 @@ P_THRESHOLD = 0  # cautious: the largest acceptable trigger chance; best-respons
 PARAMETER = {"fixed": (P_FIXED_K, 2.0, "K"), "cautious": (P_THRESHOLD, 0.25, "P"),
              "best-response": (P_THRESHOLD, 0.25, "P")}
 # the skill ladder (`balance ladder`) and skill tiers (analysis/skill.py), weakest first; `fixed`
-# (always K dice) is a reference point, not a rung: it loses to random play at 3 players
-LADDER = ("random", "cautious", "expected-value")
+# (always K dice) and `expected-value` are reference points, not rungs: fixed:K loses to random
+# play at 3 players, expected-value is no stronger than cautious at 3 players (module docstring)
+LADDER = ("random", "cautious", "best-response")
 SKILL_TIERS = LADDER
 
 
