@@ -49,6 +49,9 @@ PARAMETER = {"fixed": (P_FIXED_K, 2.0, "K"), "cautious": (P_THRESHOLD, 0.25, "P"
 # play at 3 players, expected-value is no stronger than cautious at 3 players (module docstring)
 LADDER = ("random", "cautious", "best-response")
 SKILL_TIERS = LADDER
+# players that compute their reply from a model of the others, not rules of thumb: `balance
+# exploits` leaves them out of its candidates unless they are named (analysis/exploits.py)
+COMPUTED = ("best-response",)
 
 
 @kernel(globals(), inline="always")
