@@ -21,9 +21,9 @@ beat a field of the rung below.  ``expected-value`` models the others as uniform
 poor model of a field of cautious players: at 3 players it wins no more than its fair share
 among them (33.8% [32.1, 35.6] of 8,000 games, seed 1).  ``best-response`` models that field as
 it is and wins 74.8% [73.2, 76.4] there (docs/search.md has every player count).  It is a
-counter to one kind of field, not an equilibrium: every seat of it is itself beaten by a lone
-``expected-value`` player.  ``expected-value`` stays a reference point (its figures are
-documented across the docs), like ``fixed``.
+counter to one kind of field, not an equilibrium: a table of best-response players is itself
+beaten by a lone ``expected-value`` player.  ``expected-value`` stays a reference point (its
+figures are documented across the docs), like ``fixed``.
 """
 
 import math
