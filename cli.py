@@ -327,7 +327,7 @@ def book(
         "--games", "-n", help="Games per game and player count (default 100,000; 10,000 with --strong).")] = None,
     seed: SeedOpt = 1,
     strong: Annotated[bool, typer.Option(
-        "--strong", help="Every seat plays the game's strongest player (search for the card games, expected-value "
+        "--strong", help="Every seat plays the game's strongest player (search for the card games, best-response "
                          "for The Sky City of ALEA) instead of the default random player.")] = False,
     only: Annotated[Optional[list[str]], typer.Option("--game", help="Only this game (repeatable; default: every game).")] = None,
     skill_games: SkillGamesOpt = 100_000,

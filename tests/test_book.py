@@ -33,7 +33,7 @@ def test_book_links_a_report_per_player_count(tmp_path):
         assert re.match(r"^\d+\.\d+ \[\d+\.\d+, \d+\.\d+\]$", row[6]), row[6]
     assert "[sky-city-3p/report.html](sky-city-3p/report.html)" in (out / "index.md").read_text()
     # skill and luck: the top gap and the first-seat edge per tier, in the overview and each report, for every
-    # game that names skill tiers (both here: ALEA random/cautious/expected-value, TriATri random/heuristic/search)
+    # game that names skill tiers (both here: ALEA random/cautious/best-response, TriATri random/heuristic/search)
     assert ["skill" in summary for summary in document["runs"]] == [True] * 6
     for row, summary in zip(rows, document["runs"]):
         tiers = summary["skill"]["tiers"]
@@ -43,7 +43,7 @@ def test_book_links_a_report_per_player_count(tmp_path):
         top = summary["skill"]["gaps"][-1]
         count = 120 if top["hero"].startswith("search") else 800  # --search-games for search players
         assert top["games"] == count + (-count) % summary["players"]
-    assert [summary["skill"]["gaps"][-1]["hero"] for summary in document["runs"]] == ["expected-value"] * 3 + ["search"] * 3
+    assert [summary["skill"]["gaps"][-1]["hero"] for summary in document["runs"]] == ["best-response"] * 3 + ["search"] * 3
     for slug in ("sky-city-4p", "triatri-4p"):
         report = (out / slug / "report.md").read_text()
         assert "## Skill and luck" in report and "skill-first-seat.png" in report

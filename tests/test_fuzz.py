@@ -203,9 +203,9 @@ def test_fuzzed_trap_decks(tmp_path, data):
 # strategy specs
 # --------------------------------------------------------------------------------------------
 
-SPEC_WORDS = ["random", "heuristic", "greedy", "search", "fixed", "cautious", "expected-value", "low-ones", ":", ":",
-              "=", ",", "d", "p", "policy", "margin", "99", "-1", "0", "2", "0.5", "1e400", "nan", "inf", "3.5", "4096",
-              "4097", " ", "\ufeff", "é", "0x10", "1_0"]
+SPEC_WORDS = ["random", "heuristic", "greedy", "search", "fixed", "cautious", "expected-value", "best-response",
+              "low-ones", ":", ":", "=", ",", "d", "p", "policy", "margin", "99", "-1", "0", "2", "0.5", "1e400", "nan",
+              "inf", "3.5", "4096", "4097", " ", "\ufeff", "é", "0x10", "1_0"]
 
 
 @FUZZ
@@ -230,6 +230,8 @@ def test_fuzzed_strategy_specs(game, spec):
     ("sky-city", "fixed:-1", "from 0 to 5"),
     ("sky-city", "cautious:1.5", "from 0.0 to 1.0"),
     ("sky-city", "cautious:nan", "from 0.0 to 1.0"),
+    ("sky-city", "best-response:1.5", "P, the threshold of the cautious players it expects"),
+    ("sky-city", "best-response:-0.1", "from 0.0 to 1.0"),
     ("bird-weather", "search:d=inf", "search d= must be a number"),
     ("bird-weather", "search:d=5000", "1..4096"),
     ("bird-weather", "heuristic:3", "takes no parameter"),

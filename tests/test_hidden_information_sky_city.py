@@ -72,8 +72,9 @@ def _setup(players):
 
 
 def _strategies():
-    """Every built-in, then the example plug-in and the peeking one."""
-    return list(get_game("sky-city").builtin_strategies()) + [_plugin_name(p) for p in PLUGINS]
+    """Every built-in, ``best-response`` with another field in mind too (its model of the others
+    is a parameter), then the example plug-in and the peeking one."""
+    return list(get_game("sky-city").builtin_strategies()) + ["best-response:0.1"] + [_plugin_name(p) for p in PLUGINS]
 
 
 @cache
@@ -242,6 +243,14 @@ def test_declarations_ignore_what_the_seat_cannot_see(players, name):
     assert len(decisions) == PAIRS
     if name == "peek-all":  # it reacts to what it may see: the public view differs between pairs
         assert len(set(decisions)) > 1, decisions
+
+
+def test_every_rung_of_the_ladder_is_checked():
+    """The skill ladder's players (best-response at the top, which reads the scores in the final
+    round) are among the strategies the pairs above check."""
+    names = _strategies()
+    assert set(get_game("sky-city").strategy_module().LADDER) <= set(names)
+    assert "best-response" in names and "best-response:0.1" in names
 
 
 def test_positions_cover_every_seat_round_and_final_flag():
