@@ -141,7 +141,9 @@ def pages(tmp_path_factory):
         ("report", root / "triatri.parquet", "--out", root / "triatri"),
         ("simulate", "sky-city", "-p", 3, "-n", 1000, "--seed", 3, "-q", "--out", root / "sky-city.parquet"),
         ("report", root / "sky-city.parquet", "--out", root / "sky-city"),
-        ("book", "--game", "triatri", "-n", 1000, "-q", "--out", root / "book"),
+        # small skill sections: this test is about how the pages look, test_book about what they say
+        ("book", "--game", "triatri", "-n", 1000, "-q", "--skill-games", 200, "--search-games", 24,
+         "--out", root / "book"),
         ("traps", "-p", 3, "-n", 1000, "-q", "--equilibrium-rounds", 200, "--out", root / "traps"),
         ("cards", "bird-weather", "-p", 3, "-n", 2000, "-q", "--out", root / "cards"),
         ("whatif", "triatri", "-p", 3, "-n", 2000, "-q", "--variant", variant, "--out", root / "whatif"),
