@@ -280,15 +280,19 @@ def test_full_disk_while_writing_parts(tmp_path, monkeypatch):
 
 
 def test_full_disk_while_writing_the_final_file(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
     out = tmp_path / "run.parquet"
-    original = pl.LazyFrame.sink_parquet
+    written = {"groups": 0}
+    original = pq.ParquetWriter.write_table
 
-    def fills_up(self, target, *args, **kwargs):  # only the final file (DataFrame.write_parquet may sink too)
-        if Path(str(target)).name == "result.parquet.tmp":
+    def fills_up(self, *args, **kwargs):  # the final file fills the disk at its second row group
+        written["groups"] += 1
+        if written["groups"] > 1:
             _disk_full()
-        return original(self, target, *args, **kwargs)
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", fills_up)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", fills_up)
     one_line(*_simulate(out), "the disk is full", "20,000 finished games kept", "--resume")
     assert not out.exists()
     assert not (parts_folder(out) / "result.parquet.tmp").exists()
