@@ -101,10 +101,20 @@ def search_rng(streams):
 
 
 @kernel(globals(), inline="always")
+def step_below(state, n):
+    """(uniform integer in [0, n), the state after): one draw of a generator held in a local
+    variable, which a playout keeps in a register; ``below_local`` is the same draw through the
+    one-slot array, so the two can take turns on one sequence."""
+    state += GOLDEN
+    return np.int64(((mix64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)), state
+
+
+@kernel(globals(), inline="always")
 def below_local(rng, n):
     """Uniform integer in [0, n) from the local generator (as ``simcore.rng.below``)."""
-    rng[0] += GOLDEN
-    return np.int64(((mix64(rng[0]) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    value, state = step_below(rng[0], n)
+    rng[0] = state
+    return value
 
 
 @kernel(globals(), inline="always")

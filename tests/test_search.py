@@ -108,6 +108,60 @@ def test_search_takes_the_trick_that_wins_the_game(bird_weather):
             assert streams[1] == np.uint64(1000 + seed) + np.uint64(0x9E3779B97F4A7C15)  # one draw per decision
 
 
+@pytest.mark.parametrize("players, overrides", [(4, {}), (3, {"reversal": False}), (5, {"zero_win": False}),
+                                              (4, {"facedown": False})])
+def test_lean_random_playout_agrees_with_the_table_keeping_playout(bird_weather, players, overrides):
+    """``random_playout`` (what a random-policy search plays) against ``playout`` with the random
+    policy, its readable original, from positions mid-trick with face-down cards left or taken:
+    the same value, the same face-down cards taken and the same points in the table."""
+    from simcore.games.bird_weather import rules as bw
+    from strategies import bird_weather as players_module
+    from strategies.search import POLICY_RANDOM
+
+    setup = bird_weather.setup(players, bird_weather.variant(overrides=overrides))
+    hp = np.zeros((bw.MAX_PLAYERS, players_module.N_PARAMS))
+    draw = np.random.default_rng(players)
+    for case in range(300):
+        deck = draw.permutation(len(setup.cards))
+        trick = int(draw.integers(setup.tricks))
+        first = int(draw.integers(players))
+        leader = int(draw.integers(players))
+        left = setup.tricks - trick
+        table = np.full(bw.TABLE_WIDTH, -1, dtype=np.int64)
+        table[bw.T_DEAL], table[bw.T_TRICK], table[bw.T_LEADER], table[bw.T_NPLAYED] = 0, trick, leader, first
+        hands = np.zeros(players, dtype=np.uint64)
+        facedown = np.full(players, bw.FACEDOWN_NONE, dtype=np.int64)
+        at = 0
+        for i in range(players):
+            seat = (leader + i) % players
+            cards = left - 1 if i < first else left
+            hands[seat] = sum(np.uint64(1) << np.uint64(c) for c in deck[at:at + cards])
+            at += cards
+            if i < first:
+                table[bw.T_PLAY + i] = deck[at]
+                at += 1
+            if setup.facedown and draw.random() < 0.6:
+                facedown[seat] = deck[at]
+                at += 1
+            table[bw.T_SCORE + seat] = draw.integers(10)
+            table[bw.T_TOTAL + seat] = draw.integers(20)
+        state = np.uint64(draw.integers(1 << 63))
+        me = int(draw.integers(players))
+        runs = []
+        for lean in (True, False):
+            t, h, f = table.copy(), hands.copy(), facedown.copy()
+            if lean:
+                value = players_module.random_playout(t, h, f, leader, first, trick, setup.rules, setup.number,
+                                                      setup.follow, state, me, 0.05)
+            else:
+                rng = np.array([state], dtype=np.uint64)
+                value = players_module.playout(t, h, f, np.uint64(0), leader, first, trick, setup.rules, setup.number,
+                                               setup.follow, POLICY_RANDOM, hp, rng, me, 0.05)
+            runs.append((value, list(h), list(f), list(t[bw.T_SCORE:bw.T_SCORE + players])))
+        assert runs[0] == runs[1], (case, runs)
+        assert runs[0][1] == [0] * players  # the deal was played out
+
+
 def test_runs_with_search_are_the_same_for_any_thread_count_and_chunk_size(bird_weather):
     from simcore.driver import run_games
 
