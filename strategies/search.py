@@ -41,6 +41,8 @@ SPEC_KEYS = {  # key in `search:key=value:...` -> (slot, what it is)
     "margin": (P_MARGIN, f"weight of the points margin beside the win share, 0..{MAX_MARGIN}"),
 }
 DEAL_TRIES = 16  # attempts at a deal that respects every known void before relaxing them
+MAX_DEAL_SEATS = 15  # seats deal_unseen can order (4 bits each in one uint64)
+NIBBLE = np.uint64(15)
 
 
 def search_params(argument: str | None, defaults: tuple) -> tuple:
@@ -101,10 +103,20 @@ def search_rng(streams):
 
 
 @kernel(globals(), inline="always")
+def step_below(state, n):
+    """(uniform integer in [0, n), the state after): one draw of a generator held in a local
+    variable, which a playout keeps in a register; ``below_local`` is the same draw through the
+    one-slot array, so the two can take turns on one sequence."""
+    state += GOLDEN
+    return np.int64(((mix64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)), state
+
+
+@kernel(globals(), inline="always")
 def below_local(rng, n):
     """Uniform integer in [0, n) from the local generator (as ``simcore.rng.below``)."""
-    rng[0] += GOLDEN
-    return np.int64(((mix64(rng[0]) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    value, state = step_below(rng[0], n)
+    rng[0] = state
+    return value
 
 
 @kernel(globals(), inline="always")
@@ -129,21 +141,26 @@ def deal_unseen(pool, need, voids, n_seats, hands_out, rng):
 
     The deal is uniform when no seat has a void; with voids it is the usual sequential
     approximation of PIMC programs (each seat uniform over what it may still hold)."""
-    order = np.empty(n_seats, dtype=np.int64)
-    room = np.empty(n_seats, dtype=np.int64)
+    # The dealing order, most constrained first: an insertion sort on room (the cards a seat may
+    # hold less the cards it needs), stable, kept as 4-bit seat numbers in one integer (position
+    # i in bits 4i..4i+3, so at most MAX_DEAL_SEATS seats).  No array: an allocation and its
+    # reference counts cost more than the sort, and this runs once per determinization.
+    order = np.uint64(0)
     for s in range(n_seats):
-        order[s] = s
-        room[s] = popcount(pool & ~voids[s]) - need[s]
-    for i in range(1, n_seats):  # insertion sort on room: the most constrained first
-        j = i
-        while j > 0 and room[order[j]] < room[order[j - 1]]:
-            order[j], order[j - 1] = order[j - 1], order[j]
+        room = popcount(pool & ~voids[s]) - need[s]
+        j = s
+        while j > 0:
+            before = np.int64((order >> np.uint64(4 * (j - 1))) & NIBBLE)
+            if room >= popcount(pool & ~voids[before]) - need[before]:
+                break
             j -= 1
+        below = order & ((np.uint64(1) << np.uint64(4 * j)) - np.uint64(1))
+        order = below | (np.uint64(s) << np.uint64(4 * j)) | ((order ^ below) << np.uint64(4))
     for attempt in range(DEAL_TRIES + 1):
         rest = pool
         dealt = True
         for i in range(n_seats):
-            s = order[i]
+            s = np.int64((order >> np.uint64(4 * i)) & NIBBLE)
             allowed = rest if attempt == DEAL_TRIES else rest & ~voids[s]
             if popcount(allowed) < need[s]:
                 dealt = False

@@ -69,6 +69,53 @@ def test_deal_unseen_respects_voids_and_sizes():
         assert int(hands[1]) == 0xFC000 and int(hands[2]) == 0x3F
 
 
+def test_deal_unseen_matches_a_plain_python_deal_card_for_card():
+    """The compiled deal against the same procedure in plain Python (seats ordered by a stable
+    sort on room, each dealt uniformly from what it may hold, DEAL_TRIES retries, then the voids
+    ignored), drawing from the same generator: the same hands, the same cards left over and
+    the generator in the same state, with ties in room, tight voids and impossible ones."""
+    from simcore.rng import py_mix64
+
+    golden, mask = 0x9E3779B97F4A7C15, (1 << 64) - 1
+
+    def plain_deal(pool, need, voids, state):
+        def draw(n):
+            nonlocal state
+            state = (state + golden) & mask
+            return ((py_mix64(state) >> 32) * n) >> 32
+
+        room = [bin(pool & ~v).count("1") - k for v, k in zip(voids, need)]
+        order = sorted(range(len(need)), key=lambda s: room[s])  # stable: ties keep seat order
+        for attempt in range(search.DEAL_TRIES + 1):
+            rest, hands = pool, [0] * len(need)
+            for s in order:
+                allowed = rest if attempt == search.DEAL_TRIES else rest & ~voids[s]
+                cards = [c for c in range(64) if allowed >> c & 1]
+                if len(cards) < need[s]:
+                    break
+                for _ in range(need[s]):
+                    c = cards.pop(draw(len(cards)))
+                    hands[s] |= 1 << c
+                rest &= ~hands[s]
+            else:
+                return hands, rest, state
+        raise AssertionError("unreachable")
+
+    draw = np.random.default_rng(5)
+    for case in range(400):
+        seats = int(draw.integers(2, 6))
+        pool = int(draw.integers(1 << 40)) & ((1 << 40) - 1)
+        cards = bin(pool).count("1")
+        need = [int(x) for x in draw.multinomial(int(draw.integers(0, cards + 1)), [1 / seats] * seats)]
+        voids = [int(draw.integers(1 << 40)) if draw.random() < 0.5 else 0 for _ in range(seats)]
+        state = int(draw.integers(1 << 63))
+        rng = np.array([state], dtype=np.uint64)
+        hands = np.zeros(seats, dtype=np.uint64)
+        rest = search.deal_unseen(np.uint64(pool), np.array(need, dtype=np.int64), np.array(voids, dtype=np.uint64),
+                                  seats, hands, rng)
+        assert ([int(h) for h in hands], int(rest), int(rng[0])) == plain_deal(pool, need, voids, state), case
+
+
 def _bird_weather_position(bird_weather):
     """3 players, no reversal, zero win or face-down rule; the second-last trick: seat 0 led 25
     and seat 1 followed with 26; seat 2 holds 27 and 21 (both follow).  Scores 20, 20, 17.
@@ -106,6 +153,60 @@ def test_search_takes_the_trick_that_wins_the_game(bird_weather):
                                        setup.follow, setup.rules, streams)
             assert card == setup.index_of(27), (spec, seed, setup.cards[card])
             assert streams[1] == np.uint64(1000 + seed) + np.uint64(0x9E3779B97F4A7C15)  # one draw per decision
+
+
+@pytest.mark.parametrize("players, overrides", [(4, {}), (3, {"reversal": False}), (5, {"zero_win": False}),
+                                              (4, {"facedown": False})])
+def test_lean_random_playout_agrees_with_the_table_keeping_playout(bird_weather, players, overrides):
+    """``random_playout`` (what a random-policy search plays) against ``playout`` with the random
+    policy, its readable original, from positions mid-trick with face-down cards left or taken:
+    the same value, the same face-down cards taken and the same points in the table."""
+    from simcore.games.bird_weather import rules as bw
+    from strategies import bird_weather as players_module
+    from strategies.search import POLICY_RANDOM
+
+    setup = bird_weather.setup(players, bird_weather.variant(overrides=overrides))
+    hp = np.zeros((bw.MAX_PLAYERS, players_module.N_PARAMS))
+    draw = np.random.default_rng(players)
+    for case in range(300):
+        deck = draw.permutation(len(setup.cards))
+        trick = int(draw.integers(setup.tricks))
+        first = int(draw.integers(players))
+        leader = int(draw.integers(players))
+        left = setup.tricks - trick
+        table = np.full(bw.TABLE_WIDTH, -1, dtype=np.int64)
+        table[bw.T_DEAL], table[bw.T_TRICK], table[bw.T_LEADER], table[bw.T_NPLAYED] = 0, trick, leader, first
+        hands = np.zeros(players, dtype=np.uint64)
+        facedown = np.full(players, bw.FACEDOWN_NONE, dtype=np.int64)
+        at = 0
+        for i in range(players):
+            seat = (leader + i) % players
+            cards = left - 1 if i < first else left
+            hands[seat] = sum(np.uint64(1) << np.uint64(c) for c in deck[at:at + cards])
+            at += cards
+            if i < first:
+                table[bw.T_PLAY + i] = deck[at]
+                at += 1
+            if setup.facedown and draw.random() < 0.6:
+                facedown[seat] = deck[at]
+                at += 1
+            table[bw.T_SCORE + seat] = draw.integers(10)
+            table[bw.T_TOTAL + seat] = draw.integers(20)
+        state = np.uint64(draw.integers(1 << 63))
+        me = int(draw.integers(players))
+        runs = []
+        for lean in (True, False):
+            t, h, f = table.copy(), hands.copy(), facedown.copy()
+            if lean:
+                value = players_module.random_playout(t, h, f, leader, first, trick, setup.rules, setup.number,
+                                                      setup.follow, state, me, 0.05)
+            else:
+                rng = np.array([state], dtype=np.uint64)
+                value = players_module.playout(t, h, f, np.uint64(0), leader, first, trick, setup.rules, setup.number,
+                                               setup.follow, POLICY_RANDOM, hp, rng, me, 0.05)
+            runs.append((value, list(h), list(f), list(t[bw.T_SCORE:bw.T_SCORE + players])))
+        assert runs[0] == runs[1], (case, runs)
+        assert runs[0][1] == [0] * players  # the deal was played out
 
 
 def test_runs_with_search_are_the_same_for_any_thread_count_and_chunk_size(bird_weather):
