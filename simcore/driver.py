@@ -363,32 +363,26 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
     frames: dict[int, pl.DataFrame] = {}
     started = time.perf_counter()
     done = played = 0
-    behind = PartsBehind(parts) if parts is not None else None
-    try:
-        with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
-            advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
-            for stop in stops:
-                # chunks never cross a checkpoint
-                todo = parts.missing(done, stop, chunk_size) if parts is not None else _split(done, stop, chunk_size)
-                for start, n, columns, tallies in executor.play(game, setup, lineup, seed, todo, threads):
-                    frame = pl.DataFrame(columns)
-                    # exact: every share is a float32 k-way split, summed in float64
-                    wins = [float(frame[f"share_{s}"].to_numpy().astype(np.float64).sum())
-                            for s in range(setup.players)]
-                    info = {"wins": wins, "tallies": tallies}
-                    if parts is not None:
-                        behind.put(start, n, frame, info)
-                    figures[start] = (n, info)
-                    if keep_frame and parts is None:
-                        frames[start] = frame
-                    played += n
-                    advance(n)
-                done = stop
-                if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
-                    break
-    finally:
-        if behind is not None:
-            behind.close()  # the last part written (or its failure raised) before anything reads the parts
+    with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
+        advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
+        for stop in stops:
+            # chunks never cross a checkpoint
+            todo = parts.missing(done, stop, chunk_size) if parts is not None else _split(done, stop, chunk_size)
+            for start, n, columns, tallies in executor.play(game, setup, lineup, seed, todo, threads):
+                frame = pl.DataFrame(columns)
+                # exact: every share is a float32 k-way split, summed in float64
+                wins = [float(frame[f"share_{s}"].to_numpy().astype(np.float64).sum()) for s in range(setup.players)]
+                info = {"wins": wins, "tallies": tallies}
+                if parts is not None:
+                    parts.write(start, n, frame, info)
+                figures[start] = (n, info)
+                if keep_frame and parts is None:
+                    frames[start] = frame
+                played += n
+                advance(n)
+            done = stop
+            if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
+                break
     seconds = time.perf_counter() - started
     included = sorted(s for s in figures if s < done)
     if precision is not None:
@@ -404,35 +398,6 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
         ordered = [frames[s] for s in included]
         result.frame = pl.concat(ordered) if len(ordered) > 1 else ordered[0]
     return result
-
-
-class PartsBehind:
-    """Writes each chunk's part file on a thread of its own while the next chunk plays (the play
-    loops let go of the GIL, and Polars does while it writes): at most one part behind, so a run to
-    a file gains from threads as a run in memory does, for one chunk more in memory.  A failed write
-    is raised in the play loop's thread, at the next chunk or at the end."""
-
-    def __init__(self, parts: Parts):
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.parts = parts
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="balance-parts")
-        self.pending = None
-
-    def put(self, start: int, n: int, frame: pl.DataFrame, figures: dict) -> None:
-        self.wait()
-        self.pending = self.pool.submit(self.parts.write, start, n, frame, figures)
-
-    def wait(self) -> None:
-        pending, self.pending = self.pending, None
-        if pending is not None:
-            pending.result()
-
-    def close(self) -> None:
-        try:
-            self.wait()
-        finally:
-            self.pool.shutdown(wait=True)
 
 
 def _wins(figures: dict, stop: int, players: int) -> list[float]:
@@ -464,7 +429,7 @@ def merge_parts(files: list[Path], target: Path, metadata: dict[str, str]) -> No
     in memory at a time, so memory stays flat however many games the run has.  (Polars' streaming
     sink decodes ahead of its writer, and its memory grew with the run: 10^8 games took 95 MB more
     than 10^6, pola-rs/polars#28569.)  Dictionary pages and statistics are left out: the columns
-    are counts, scores and bitmasks, read whole, and with them 10^7 games took 17 s instead of 12."""
+    are counts, scores and bitmasks, read whole, and they made the writer twice as slow."""
     import pyarrow.parquet as pq
 
     schema = pq.read_schema(files[0]).with_metadata(metadata)

@@ -5,9 +5,5 @@ from numba import njit
 
 
 def kernel(namespace: dict, **options):
-    """``@kernel(globals())``: njit, cached on disk.  A parallel kernel (a play loop over a chunk)
-    lets go of the GIL while it runs, so the driver writes the previous chunk's part file meanwhile
-    (simcore/driver.py, ``PartsBehind``)."""
-    if options.get("parallel"):
-        options.setdefault("nogil", True)
+    """``@kernel(globals())``: njit, cached on disk."""
     return njit(cache=True, **options)
