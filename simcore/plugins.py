@@ -124,8 +124,48 @@ def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plug
         folder = CACHE_ROOT / "plugin-builds" / key
         injected = build_dispatch(decisions, plugins, strategies)
         strategy_copy = module_copy(strategies, folder, f"strategies_{key}", injected)
-        _BUILDS[key] = module_copy(kernels, folder, f"kernel_{key}", {"__strategies__": strategy_copy})
+        changed = reuse_stock(strategy_copy, strategies, set(injected))
+        kernel_copy = module_copy(kernels, folder, f"kernel_{key}", {"__strategies__": strategy_copy})
+        # the play loop's names bound to a strategy function the plug-ins reach (choose_play ...)
+        bound = {name for name, value in vars(kernel_copy).items()
+                 if any(value is getattr(strategy_copy, f, None) for f in changed)}
+        reuse_stock(kernel_copy, kernels, bound | {"strategy", "__strategies__"})
+        _BUILDS[key] = kernel_copy
     return _BUILDS[key]
+
+
+def _names_used(code) -> set[str]:
+    """The global and attribute names a function's code (and the code nested in it) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def reuse_stock(copy: ModuleType, stock: ModuleType, reaches: set[str]) -> set[str]:
+    """In a plug-in build's ``copy`` of ``stock``, put back the stock compiled function for every
+    function that cannot reach a name in ``reaches`` (the plug-in dispatchers), directly or
+    through other functions of the copy: the same source, so the same machine code, but already
+    in the compile cache.  Only the functions on a path to a plug-in are compiled for the build
+    (the heuristics and the search are not compiled again).  Returns the names kept as copies."""
+    from numba.core.dispatcher import Dispatcher
+
+    own = {name: fn for name, fn in vars(copy).items()
+           if isinstance(fn, Dispatcher) and getattr(fn.py_func, "__module__", None) == copy.__name__}
+    used = {name: _names_used(fn.py_func.__code__) for name, fn in own.items()}
+    kept = set(reaches)
+    grown = True
+    while grown:
+        grown = False
+        for name, names in used.items():
+            if name not in kept and names & kept:
+                kept.add(name)
+                grown = True
+    for name in own:
+        if name not in kept and isinstance(getattr(stock, name, None), Dispatcher):
+            setattr(copy, name, getattr(stock, name))
+    return kept & set(own)
 
 
 def module_copy(module: ModuleType, folder: Path, name: str, injected: dict) -> ModuleType:

@@ -1,4 +1,11 @@
-"""Shared fixtures: one game object per session (kernels compile once, then load from cache)."""
+"""Shared fixtures: one game object per session (kernels compile once, then load from cache);
+the kernels compiled once before the test processes split the work (``warm_kernels.py``)."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from simcore.game import GAMES, get_game
@@ -6,6 +13,39 @@ from simcore.game import GAMES, get_game
 # High Card (tests/high_card/): a sixth game written as docs/architecture.md says, registered only
 # while a test that asks for it runs, so the real commands never list it
 TEST_GAME = ("high-card", "high_card.game:HighCard", "high_card.strategies")
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_sessionstart(session):
+    """Before pytest-xdist starts its workers (its own hook runs last): compile the kernels of
+    ``warm_kernels.JOBS`` in one process per worker, so no two workers compile the same kernel.
+    Only for a whole-suite run on several workers (``make test``), or with BALANCE_WARM=1;
+    BALANCE_WARM=0 skips it.  A warm-up that fails is reported and the tests go on: each test
+    that needs a kernel compiles it and shows the error itself."""
+    config = session.config
+    workers = getattr(config.option, "numprocesses", None)
+    whole_suite = all(Path(a).resolve() == TESTS for a in config.args)
+    wanted = os.environ.get("BALANCE_WARM", "1" if whole_suite else "0") == "1"
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 1 or not wanted:
+        return
+    from warm_kernels import shares
+
+    say = config.pluginmanager.get_plugin("terminalreporter").write_line
+    started = time.perf_counter()
+    say(f"compiling the kernels once in {workers} processes before the tests (tests/warm_kernels.py) ...")
+    processes = [subprocess.Popen([sys.executable, str(TESTS / "warm_kernels.py"), *share], cwd=TESTS.parent,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for share in shares(workers) if share]
+    for process in processes:
+        _, err = process.communicate()
+        lines = err.strip().splitlines() or ["(no output)"]
+        if process.returncode != 0:
+            say(f"warm-up process failed (the tests compile what they need): {lines[-1]}")
+        else:
+            say("  " + "; ".join(lines))
+    say(f"kernels ready in {time.perf_counter() - started:.0f} s")
 
 
 @pytest.fixture
