@@ -6,7 +6,7 @@ loop).  ``tests/conftest.py`` runs this file first, in as many processes as ther
 workers, each compiling its share of ``JOBS``; the workers then load every kernel from the cache.
 A kernel left out here is not wrong, only compiled by the first test that needs it.
 
-    python tests/warm_kernels.py JOB [JOB ...]     (a job: a game's name, or GAME+plug-ins)
+    python tests/warm_kernels.py JOB [JOB ...]     (a job: GAME, or GAME+PLUGIN...@ENTRY,...)
 """
 import json
 import sys
@@ -14,15 +14,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# the plug-in sets the tests load, one build each (simcore/plugins.py)
+# the plug-in sets the tests load (one build each, simcore/plugins.py) and the play-loop entry
+# points the tests call with them
+RUN, SCENARIO, LOGS = "run_chunk", "play_scenario", "play_many_logged"
+ALEA = "examples/plugins/alea_two_or_nothing.py"
+CHEAP_WINNER = "examples/plugins/chimera-cheap-winner.py"
 PLUGIN_SETS = {
-    "bird-weather": [["examples/plugins/low_ones.py"], ["tests/peek_facedown.py"]],
-    "chimera": [["examples/plugins/chimera-cheap-winner.py"],
-                ["examples/plugins/chimera-cheap-winner.py", "tests/peek_chimera.py"]],
-    "sky-city": [["examples/plugins/alea_two_or_nothing.py"],
-                 ["examples/plugins/alea_two_or_nothing.py", "tests/peek_sky_city.py"]],
-    "ten-tricks": [["tests/peek_ten_tricks.py"], ["examples/plugins/ten-tricks-low-survivor.py"]],
-    "triatri": [["tests/peek_triatri.py"]],
+    "bird-weather": [(["examples/plugins/low_ones.py"], (RUN, SCENARIO)), (["tests/peek_facedown.py"], (SCENARIO,))],
+    "chimera": [([CHEAP_WINNER], (SCENARIO,)), ([CHEAP_WINNER, "tests/peek_chimera.py"], (SCENARIO,))],
+    "sky-city": [([ALEA], (RUN, SCENARIO)), ([ALEA, "tests/peek_sky_city.py"], (SCENARIO,))],
+    "ten-tricks": [(["tests/peek_ten_tricks.py"], (SCENARIO,)),
+                   (["examples/plugins/ten-tricks-low-survivor.py"], (RUN, LOGS))],
+    "triatri": [(["tests/peek_triatri.py"], (SCENARIO,))],
 }
 # seconds to compile a game's stock kernels, and one plug-in build, from an empty cache (rough)
 COST = {"chimera": 60, "ten-tricks": 50, "triatri": 40, "bird-weather": 40, "sky-city": 25}
@@ -37,7 +40,7 @@ def shares(workers: int) -> list[list[str]]:
     load = [0] * workers
     for game in sorted(COST, key=lambda g: -(COST[g] + PLUGIN_COST * len(PLUGIN_SETS[g]))):
         k = load.index(min(load))
-        dealt[k] += [game] + [f"{game}+{'+'.join(paths)}" for paths in PLUGIN_SETS[game]]
+        dealt[k] += [game] + [f"{game}+{'+'.join(paths)}@{','.join(entries)}" for paths, entries in PLUGIN_SETS[game]]
         load[k] += COST[game] + PLUGIN_COST * len(PLUGIN_SETS[game])
     return dealt
 
@@ -49,23 +52,34 @@ def _scenario(name: str) -> dict:
 
 
 def warm(job: str) -> None:
+    """``GAME``: the stock play loop's entry points, each called once; ``GAME+PLUGIN...@ENTRY,...``:
+    those entry points of the plug-ins' build, compiled for the signatures the stock ones got
+    (so the game's job must have run in this process first)."""
+    import importlib
+
     from simcore.game import get_game
     from simcore.plugins import load_plugin
 
+    job, _, entries = job.partition("@")
     name, *plugins = job.split("+")
     game = get_game(name)
     players = 4
     setup = game.setup(players, game.variant())
-    paths = [str(ROOT / p) for p in plugins]
-    seats = [load_plugin(p).name for p in paths]
-    spec = ",".join((seats + ["random"] * players)[:players])
-    lineup = game.lineup(spec, players, paths)
-    game.run_chunk(setup, lineup, 1, 0, 64)
-    game.scenario(_scenario(name), "warm-up", spec, paths)
     if not plugins:
+        lineup = game.lineup("random", players)
+        game.run_chunk(setup, lineup, 1, 0, 64)
+        game.scenario(_scenario(name), "warm-up")
         game.kernel_logs(setup, lineup, 1, range(2))
         if game.card_names(setup) is not None:
             game.opening_hands(setup, 1, [0])
+        return
+    paths = [str(ROOT / p) for p in plugins]
+    seats = [load_plugin(p).name for p in paths]
+    build = game.lineup(",".join((seats + ["random"] * players)[:players]), players, paths).kernels
+    stock = importlib.import_module(game.kernels_module)
+    for entry in entries.split(","):
+        for signature in getattr(stock, entry).signatures:
+            getattr(build, entry).compile(signature)
 
 
 if __name__ == "__main__":
