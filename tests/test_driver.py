@@ -70,7 +70,7 @@ def test_interrupted_run_keeps_finished_chunks_and_no_output(bird_weather, tmp_p
     # no output, no lock: only the part folder with the one finished chunk and its manifest
     assert [p.name for p in tmp_path.iterdir()] == [".broken.parquet.parts"]
     assert sorted(p.name for p in (tmp_path / ".broken.parquet.parts").iterdir()) == [
-        "manifest.json", f"part-{0:020d}-{1000:020d}.parquet"]
+        "manifest.json", f"part-{0:020d}-{1000:020d}.arrow"]
 
 
 def test_failure_before_any_chunk_leaves_nothing(bird_weather, tmp_path, monkeypatch):

@@ -83,7 +83,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
     parts = parts_folder(killed)
     deadline = time.monotonic() + 240
     try:
-        while len(list(parts.glob("part-*.parquet"))) < 3:
+        while len(list(parts.glob("part-*.arrow"))) < 3:
             assert process.poll() is None, "the run ended before it could be killed"
             assert time.monotonic() < deadline, "no parts written in time"
             time.sleep(0.05)
@@ -91,7 +91,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
         process.send_signal(signal.SIGKILL)
         process.wait()
     assert not killed.exists() and parts.is_dir()
-    kept = len(list(parts.glob("part-*.parquet")))
+    kept = len(list(parts.glob("part-*.arrow")))
     assert 3 <= kept < 40
 
     code, out, err = balance(*args[:-1], killed, "--resume", "--chunk-size", "64000")
@@ -112,7 +112,7 @@ def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     parts = parts_folder(out)
     deadline = time.monotonic() + 240
-    while len(list(parts.glob("part-*.parquet"))) < 2 and time.monotonic() < deadline and process.poll() is None:
+    while len(list(parts.glob("part-*.arrow"))) < 2 and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
     process.send_signal(signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=120)
@@ -257,8 +257,10 @@ def _disk_full(*args, **kwargs):
 
 
 def test_full_disk_while_writing_parts(tmp_path, monkeypatch):
+    import pyarrow as pa
+
     out = tmp_path / "run.parquet"
-    original = pl.DataFrame.write_parquet
+    original = pa.ipc.RecordBatchFileWriter.write_batch  # a part file's one record batch
     written = {"n": 0}
 
     def fills_up(self, *args, **kwargs):
@@ -267,12 +269,12 @@ def test_full_disk_while_writing_parts(tmp_path, monkeypatch):
             _disk_full()
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", fills_up)
+    monkeypatch.setattr(pa.ipc.RecordBatchFileWriter, "write_batch", fills_up)
     code, text, err = _simulate(out)
     one_line(code, text, err, f"cannot write {out}: the disk is full", "6,000 finished games kept", "--resume")
     assert not out.exists() and not lock_path(out).exists()
     assert not list(parts_folder(out).glob(".part-*"))  # no half-written part
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", original)
+    monkeypatch.setattr(pa.ipc.RecordBatchFileWriter, "write_batch", original)
     assert _simulate(out, "--resume")[0] == 0
     whole = tmp_path / "whole.parquet"
     assert _simulate(whole)[0] == 0
