@@ -149,7 +149,10 @@ class DaskExecutor:
         from distributed import as_completed
 
         self.check_workers()
-        job = self.client.scatter(make_job(game, setup, lineup, seed, threads), broadcast=True)
+        # a key of its own (hash=False): a scatter of equal contents would share the key of an
+        # earlier run's job, which the scheduler may be releasing just then, and that run's
+        # release would cancel this run's tasks ("lost dependencies")
+        job = self.client.scatter(make_job(game, setup, lineup, seed, threads), broadcast=True, hash=False)
         pending = deque(ranges)
         window = 2 * self.workers()
         running = as_completed()

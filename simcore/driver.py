@@ -173,6 +173,7 @@ class Parts:
     def open(self, config: dict, resume: bool) -> None:
         """Start the folder afresh, or (``resume``) take the chunks it holds if its manifest
         matches ``config``."""
+        import pyarrow.ipc  # noqa: F401  the part writer, loaded now rather than on the play loop's clock
         if self.folder.exists() and not resume:
             shutil.rmtree(self.folder, ignore_errors=True)
         if self.folder.exists():
