@@ -276,11 +276,13 @@ def run_scale_bench(sizes=SCALE_GAMES, speed_games: int = SCALE_SPEED_GAMES, pla
     lineup = game.lineup("random", players)
     all_threads = numba.config.NUMBA_NUM_THREADS
     with tempfile.TemporaryDirectory(prefix="balance-scale-", dir=os.environ.get("BALANCE_SCALE_DIR")) as folder:
+        game.run_chunk(setup, lineup, 0, 0, 64)  # compiled here, so no measured process compiles (or peaks doing it)
         memory = []
         for games in sizes:
             say(f"bench --scale: {games:,} games of {name} to a file, peak memory ...")
             memory.append(_memory_run(name, players, games, folder))
-        game.run_chunk(setup, lineup, 0, 0, 64)  # compile or load before timing
+        # one small run to a file first: what a process does once (about 0.15 s) is charged to neither side
+        _play_seconds(game, setup, lineup, variant, 2 * 4096, 1, folder, LocalExecutor())
         say(f"bench --scale: {speed_games:,} games on 1 thread and on {all_threads} ...")
         one = _play_seconds(game, setup, lineup, variant, speed_games, 1, folder, LocalExecutor())
         many = _play_seconds(game, setup, lineup, variant, speed_games, all_threads, folder, LocalExecutor())
