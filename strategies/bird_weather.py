@@ -33,16 +33,12 @@ from simcore.games.bird_weather.rules import (
 from simcore.jit import kernel
 from simcore.rng import mix64
 from strategies.common import random_card, random_card_of_seat  # random_card_of_seat: the play loop's draw
-from strategies.search import (  # describe_params: the budget as text (bench, reports); PARAMETER, SKILL_TIERS
-    PARAMETER, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM,
-    SKILL_TIERS, below_local, best_move, card_game_players, deal_unseen, describe_params, heuristic_rows, search_rng,
-    step_below,
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM,
+    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move,
+    card_game_players, deal_unseen, describe_params, search_setup, step_below,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults), set by hand: starve = weight of points handed to
 # another winner, risk = chance a beatable winning card holds, keep = cost of spending a high card
@@ -408,9 +404,7 @@ def search_start(params, seat, hand, seen, table, rules, streams, in_trick):
     """What a search during the tricks starts from: the seat's playout policy and margin, the
     decision's own random numbers, the playouts' parameter rows, what the others hold as ``seat``
     knows it (``in_trick``: the play position, others_unknown) and the cards it has not seen."""
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = heuristic_rows(MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need, voids = others_unknown(seat, table, rules, in_trick)
     pool = unseen_mask(rules[R_DECK], hand, seen, table[T_FACEDOWN + seat])
     return policy, margin, rng, hp, need, voids, pool
@@ -516,9 +510,7 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
     in ``d`` deals of the other seats' hands (their face-down cards chosen by the policy)."""
     follow = follow_masks(number, rules)
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = heuristic_rows(MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need = np.zeros(n_players, dtype=np.int64)
     voids = np.zeros(n_players, dtype=np.uint64)
     for s in range(n_players):

@@ -42,15 +42,12 @@ from simcore.games.chimera.rules import (
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, below, mix64
-from strategies.search import (  # describe_params: the budget as text (bench, reports); PARAMETER, SKILL_TIERS
-    PARAMETER, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_HEURISTIC, POLICY_RANDOM, SKILL_TIERS,
-    below_local, card_game_players, deal_unseen, describe_params, heuristic_rows, search_rng,
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_HEURISTIC, POLICY_RANDOM, P_DETERMINIZATIONS,
+    P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, card_game_players, deal_unseen,
+    describe_params, search_setup,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults): next = weight of the sheet left on the table, as its
 # chance to win the next trick times the next (visible) grimoire when that is positive (a
@@ -472,9 +469,7 @@ def search_play(params, seat, hand, m0, m1, table, rules, masks, streams):
             n_moves += 1
     if n_moves == 1:
         return moves[0]  # nothing to weigh
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = heuristic_rows(MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     seen = np.uint64(table[T_SEEN])
     known = table[T_ROUND] > 0
     left = rules[R_TRICKS] - table[T_TRICK]

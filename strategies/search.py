@@ -94,6 +94,10 @@ def describe_search(argument: str | None, defaults: tuple) -> str:
 
 # --- what a card game whose built-ins are random, greedy, heuristic and search declares ----------
 
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3  # the built-ins' strategy ids
+BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
+PLUGIN_BASE = 16  # plug-ins get ids from here up
+N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
 SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last the strongest
 
@@ -115,6 +119,16 @@ def card_game_players(search_defaults: tuple, heuristic_defaults: tuple, n_param
         return (0.0,) * n_params
 
     return describe, default_params
+
+
+@kernel(globals(), inline="always")
+def search_setup(params, seat, streams, seats, heuristic_defaults):
+    """What every search decision starts from: its playout policy and margin (the seat's row of
+    ``params``), its own random numbers (``search_rng``: one draw from the seat's PLAY stream) and
+    the playouts' parameter rows (``heuristic_rows``)."""
+    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
+    rng = search_rng(streams)
+    return policy, margin, rng, heuristic_rows(seats, heuristic_defaults)
 
 
 @kernel(globals(), inline="always")

@@ -41,16 +41,12 @@ from simcore.games.ten_tricks.rules import (
 from simcore.jit import kernel
 from simcore.rng import PLAY, below, mix64
 from strategies.common import random_card, random_card_of_seat  # random_card_of_seat: the play loop's draw
-from strategies.search import (  # describe_params: the budget as text (bench, reports); PARAMETER, SKILL_TIERS
-    DEAL_TRIES, PARAMETER, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC,
-    SKILL_TIERS, below_local, best_move, card_game_players, deal_unseen, describe_params, heuristic_rows, search_rng,
-    start_playout,
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, DEAL_TRIES, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC,
+    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move,
+    card_game_players, deal_unseen, describe_params, search_setup, start_playout,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults): upper = worth of a survivor on the upper board early
 # in the round (it falls to 0 by the end: only the lower board scores); track = worth of one
@@ -435,9 +431,7 @@ def search_play(params, seat, hand, legal, table, rules, masks, streams):
         return lowest_index(legal)  # one legal card: nothing to weigh (and no draw)
     n_players = rules[R_PLAYERS]
     n = table[T_PLAYED]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = heuristic_rows(MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need = np.empty(n_players, dtype=np.int64)
     voids = np.empty(n_players, dtype=np.uint64)
     single = np.empty(n_players, dtype=np.uint64)
@@ -472,9 +466,7 @@ def search_swap(params, seat, hand, table, rules, masks, streams):
     deal the other seats dealt no infected offer as the playout policy would, and one offer is
     drawn among several as the rules do (the same draw for every option)."""
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = heuristic_rows(MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need = np.zeros(n_players, dtype=np.int64)
     voids = np.zeros(n_players, dtype=np.uint64)
     for s in range(n_players):

@@ -40,16 +40,12 @@ from simcore.games.triatri.rules import (
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, mix64
-from strategies.search import (  # describe_params: the budget as text (bench, reports); PARAMETER, SKILL_TIERS
-    PARAMETER, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, SKILL_TIERS,
-    below_local, best_move, card_game_players, deal_unseen, describe_params, heuristic_rows, random_subset, search_rng,
-    start_playout,
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC, P_DETERMINIZATIONS,
+    P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move, card_game_players,
+    deal_unseen, describe_params, random_subset, search_setup, start_playout,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults), set by hand: fake_at = the smallest trick value a
 # fake is spent on; ahead = how much ending the game is worth per point of lead
@@ -521,9 +517,7 @@ def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks,
     with what it has seen; in each, every move finished ``p`` times by the playout policy on the
     same playout draws; the move with the best total."""
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = heuristic_rows(MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     facts = card_facts(rules, cards)
     if kind == 0:
         # bidding: it knows only its hand (the others' bids are not revealed until all have bid)
