@@ -7,7 +7,7 @@ from typing import Sequence
 from simcore.errors import BalanceError
 
 
-def per_seat(decider, players: int) -> list:
+def seat_deciders(decider, players: int) -> list:
     """One decider per seat: a list or tuple of ``players`` of them as given, anything else for
     every seat."""
     if isinstance(decider, (list, tuple)):

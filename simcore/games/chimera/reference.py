@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.oracle import check_keys, per_seat
+from simcore.oracle import check_keys, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 PLAYERS = (3, 4)
@@ -693,7 +693,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     hands, boxed_familiars = deal_familiars(rules, deal)
     in_play, boxed = box_grimoires(rules, deal)
-    game = _Game(rules, per_seat(decider, rules.players), hands, boxed_familiars, boxed)
+    game = _Game(rules, seat_deciders(decider, rules.players), hands, boxed_familiars, boxed)
     for _ in range(rules.rounds):
         game.play_round(shuffle(in_play, deal))            # step 3, every round
     return game.record()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.oracle import per_seat, require_whole
+from simcore.oracle import require_whole, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 from simcore.games.sky_city.trap_language import Deck, Trap, fires_on_dice, load_deck
 
@@ -491,7 +491,7 @@ def play_game(rules: Rules, seed: int, index: int, deciders=None) -> GameRecord:
     deal_rng = PyStream(seed, index, DEAL)
     if deciders is None:
         deciders = RandomDecider(seat_play_streams(seed, index, rules.players))
-    deciders = per_seat(deciders, rules.players)
+    deciders = seat_deciders(deciders, rules.players)
     chance = _StreamChance(deal_rng)
     deck = _TrapDeck(rules.usable, deal_rng)
     game = _Game(rules, [0] * rules.players, False)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.oracle import check_keys, per_seat, require_whole
+from simcore.oracle import check_keys, require_whole, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 PLAYERS = (3, 4)
@@ -604,7 +604,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     deal = PyStream(seed, index, DEAL)
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
-    game = _Game(rules, per_seat(decider, rules.players), [0] * rules.players, 0)
+    game = _Game(rules, seat_deciders(decider, rules.players), [0] * rules.players, 0)
     leader = 0                                             # RULINGS.md: seat 0 leads round 0
     while True:
         removed, hands = deal_round(rules, deal)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
-from simcore.oracle import check_keys, per_seat
+from simcore.oracle import check_keys, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 FIRE, WATER, WOOD = 0, 1, 2
@@ -635,7 +635,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     deal_rng = PyStream(seed, index, DEAL)
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
-    game = _Game(rules, [[0, 0, 0]] * rules.players, 0, per_seat(decider, rules.players))
+    game = _Game(rules, [[0, 0, 0]] * rules.players, 0, seat_deciders(decider, rules.players))
     while not game.over:
         game.play_round(lambda attempt: deal_hands(rules, deal_rng))
     return game.record()
