@@ -106,6 +106,25 @@ def seed_seats(seat_streams, keys, index):
 
 
 @njit(cache=True, inline="always")
+def seed_game(streams, seat_streams, seed, keys, index):
+    """Seed game ``index`` of run ``seed``: the game's own DEAL stream (``seed_streams``) and the
+    seats' PLAY streams (``seed_seats``; ``keys`` = ``seat_keys(seed)``)."""
+    seed_streams(streams, seed, index)
+    seed_seats(seat_streams, keys, index)
+
+
+@njit(cache=True, inline="always")
+def scenario_streams(n_players):
+    """The game's streams and the seats' of a scenario that has no seed of its own: game 0 of run
+    0, the seats keyed by SCENARIO_KEYS (a constant to the compiled code)."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seed_streams(streams, 0, 0)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    seed_seats(seat_streams, SCENARIO_KEYS, 0)
+    return streams, seat_streams
+
+
+@njit(cache=True, inline="always")
 def next_u64(streams, k):
     s = streams[k] + GOLDEN
     streams[k] = s

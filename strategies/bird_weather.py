@@ -31,36 +31,19 @@ from simcore.games.bird_weather.rules import (
     resolve_trick, trick_points, unseen_mask,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY, below, below_in_row
 from simcore.rng import mix64
-from strategies.search import (  # describe_params: the budget as text (bench, reports)
-    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM, below_local,
-    best_move, deal_unseen, describe_params, describe_search, search_params, search_rng, step_below,
+from strategies.common import random_card, random_card_of_seat  # random_card_of_seat: the play loop's draw
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_RANDOM,
+    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move,
+    card_game_players, deal_unseen, describe_params, search_setup, step_below,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults), set by hand: starve = weight of points handed to
 # another winner, risk = chance a beatable winning card holds, keep = cost of spending a high card
 H_STARVE, H_RISK, H_KEEP = 0, 1, 2
 HEURISTIC_DEFAULTS = (0.6, 0.35, 0.08, 0.0)
-
-
-# --- random -----------------------------------------------------------------
-
-@kernel(globals(), inline="always")
-def random_card(mask, streams):
-    return kth_set_bit(mask, below(streams, PLAY, popcount(mask)))
-
-
-@kernel(globals(), inline="always")
-def random_card_of_seat(mask, seat_streams, seat):
-    """``random_card(mask, seat_streams[seat])``, the same draw, for the play loop: it reads the
-    seat's row in place instead of making it a view (simcore/rng.py, ``below_in_row``)."""
-    return kth_set_bit(mask, below_in_row(seat_streams, seat, PLAY, popcount(mask)))
 
 
 # --- greedy -----------------------------------------------------------------
@@ -374,16 +357,6 @@ def standing_value(table, n_players, me, margin):
 
 
 @kernel(globals(), inline="always")
-def playout_params():
-    """Every seat of a playout that plays ``heuristic`` uses its default tuning."""
-    hp = np.empty((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
-    for s in range(MAX_PLAYERS):
-        for k in range(N_PARAMS):
-            hp[s, k] = HEURISTIC_DEFAULTS[k]
-    return hp
-
-
-@kernel(globals(), inline="always")
 def others_unknown(seat, table, rules, in_trick):
     """What the other seats hold, as ``seat`` knows it: how many cards each holds (the play
     position of this trick tells who has played) and the cards each has shown it lacks."""
@@ -426,6 +399,35 @@ def start_playout(base, table, deal_hands, hands, deal_facedown, facedown, n_pla
         table[T_FACEDOWN + s] = deal_facedown[s]
 
 
+@kernel(globals(), inline="always")
+def search_start(params, seat, hand, seen, table, rules, streams, in_trick):
+    """What a search during the tricks starts from: the seat's playout policy and margin, the
+    decision's own random numbers, the playouts' parameter rows, what the others hold as ``seat``
+    knows it (``in_trick``: the play position, others_unknown) and the cards it has not seen."""
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
+    need, voids = others_unknown(seat, table, rules, in_trick)
+    pool = unseen_mask(rules[R_DECK], hand, seen, table[T_FACEDOWN + seat])
+    return policy, margin, rng, hp, need, voids, pool
+
+
+@kernel(globals(), inline="always")
+def search_buffers(n_players):
+    """A search's arrays: the dealt hands and face-down cards, a playout's copies of them and of
+    the table, the totals per card, and a playout's own draws."""
+    return (np.zeros(n_players, dtype=np.uint64), np.empty(n_players, dtype=np.int64),
+            np.empty(n_players, dtype=np.uint64), np.empty(n_players, dtype=np.int64),
+            np.empty(TABLE_WIDTH, dtype=np.int64), np.zeros(64, dtype=np.float64), np.empty(1, dtype=np.uint64))
+
+
+@kernel(globals(), inline="always")
+def deal_consistent(pool, need, voids, n_players, seat, hand, table, rules, deal_hands, deal_facedown, rng):
+    """One deal of the cards ``seat`` has not seen, consistent with what it has seen, and of the
+    face-down cards it does not know."""
+    rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
+    deal_hands[seat] = hand
+    deal_facedowns(seat, table, rules, rest, deal_facedown, rng)
+
+
 @kernel(globals())
 def search_play(params, seat, hand, legal, seen, table, number, follow, rules, streams):
     """PIMC for §5-②: every legal card, in ``d`` deals of the unseen cards that respect the
@@ -434,22 +436,10 @@ def search_play(params, seat, hand, legal, seen, table, number, follow, rules, s
         return lowest_index(legal)  # one legal card: nothing to weigh
     n_players = rules[R_PLAYERS]
     n = table[T_NPLAYED]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
-    need, voids = others_unknown(seat, table, rules, n)
-    pool = unseen_mask(rules[R_DECK], hand, seen, table[T_FACEDOWN + seat])
-    deal_hands = np.zeros(n_players, dtype=np.uint64)
-    deal_facedown = np.empty(n_players, dtype=np.int64)
-    hands = np.empty(n_players, dtype=np.uint64)
-    facedown = np.empty(n_players, dtype=np.int64)
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
-    totals = np.zeros(64, dtype=np.float64)
-    rng_p = np.empty(1, dtype=np.uint64)  # a playout's own draws
+    policy, margin, rng, hp, need, voids, pool = search_start(params, seat, hand, seen, table, rules, streams, n)
+    deal_hands, deal_facedown, hands, facedown, ptable, totals, rng_p = search_buffers(n_players)
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
-        rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
-        deal_hands[seat] = hand
-        deal_facedowns(seat, table, rules, rest, deal_facedown, rng)
+        deal_consistent(pool, need, voids, n_players, seat, hand, table, rules, deal_hands, deal_facedown, rng)
         for p in range(np.int64(params[seat, P_PLAYOUTS])):
             playout_seed = rng[0] + np.uint64(p + 1)  # every card meets the same playout draws
             m = legal
@@ -490,22 +480,11 @@ def search_pick(params, seat, available, hand, seen, table, number, rules, strea
         return lowest_index(available)
     follow = follow_masks(number, rules)
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
-    need, voids = others_unknown(seat, table, rules, n_players)
-    pool = unseen_mask(rules[R_DECK], hand, seen, table[T_FACEDOWN + seat])
-    deal_hands = np.zeros(n_players, dtype=np.uint64)
-    deal_facedown = np.empty(n_players, dtype=np.int64)
-    hands = np.empty(n_players, dtype=np.uint64)
-    facedown = np.empty(n_players, dtype=np.int64)
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
-    totals = np.zeros(64, dtype=np.float64)
-    rng_p = np.empty(1, dtype=np.uint64)  # a playout's own draws
+    policy, margin, rng, hp, need, voids, pool = search_start(params, seat, hand, seen, table, rules, streams,
+                                                              n_players)
+    deal_hands, deal_facedown, hands, facedown, ptable, totals, rng_p = search_buffers(n_players)
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
-        rest = deal_unseen(pool, need, voids, n_players, deal_hands, rng)
-        deal_hands[seat] = hand
-        deal_facedowns(seat, table, rules, rest, deal_facedown, rng)
+        deal_consistent(pool, need, voids, n_players, seat, hand, table, rules, deal_hands, deal_facedown, rng)
         for p in range(np.int64(params[seat, P_PLAYOUTS])):
             playout_seed = rng[0] + np.uint64(p + 1)
             m = available
@@ -531,9 +510,7 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
     in ``d`` deals of the other seats' hands (their face-down cards chosen by the policy)."""
     follow = follow_masks(number, rules)
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need = np.zeros(n_players, dtype=np.int64)
     voids = np.zeros(n_players, dtype=np.uint64)
     for s in range(n_players):
@@ -541,19 +518,13 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
             need[s] = rules[R_HAND]
     everything = ~np.uint64(0) if rules[R_DECK] == 64 else (np.uint64(1) << np.uint64(rules[R_DECK])) - np.uint64(1)
     pool = everything & ~hand
-    deal_hands = np.zeros(n_players, dtype=np.uint64)
-    deal_facedown = np.empty(n_players, dtype=np.int64)
-    hands = np.empty(n_players, dtype=np.uint64)
-    facedown = np.empty(n_players, dtype=np.int64)
+    deal_hands, deal_facedown, hands, facedown, ptable, totals, rng_p = search_buffers(n_players)
     base = np.empty(TABLE_WIDTH, dtype=np.int64)
     base[:] = table
     for s in range(n_players):
         base[T_SCORE + s] = 0
         base[T_WON + s] = 0
         base[T_VOID + s] = 0
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
-    totals = np.zeros(64, dtype=np.float64)
-    rng_p = np.empty(1, dtype=np.uint64)  # a playout's own draws
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         deal_unseen(pool, need, voids, n_players, deal_hands, rng)
         for s in range(n_players):  # the others lay down their cards as the policy would
@@ -670,20 +641,7 @@ def choose_pick(strategy, params, seat, available, hand, seen, table, number, ru
     return plugin_pick(strategy - PLUGIN_BASE, params, seat, available, hand, seen, table, number, rules, streams)
 
 
-PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
-# the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below
+# the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below;
+# PARAMETER and SKILL_TIERS (skill vs luck) are every card game's (strategies/search.py)
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
-SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last is the strongest
-
-
-def describe(name: str, argument: str | None = None) -> str:
-    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
-    if name == "search":
-        return describe_search(argument, SEARCH_DEFAULTS)
-    return name
-
-
-def default_params(name: str, argument: str | None = None) -> tuple:
-    if name == "search":
-        return search_params(argument, SEARCH_DEFAULTS)
-    return HEURISTIC_DEFAULTS if name == "heuristic" else (0.0,) * N_PARAMS
+describe, default_params = card_game_players(SEARCH_DEFAULTS, HEURISTIC_DEFAULTS, N_PARAMS)

@@ -42,15 +42,12 @@ from simcore.games.chimera.rules import (
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, below, mix64
-from strategies.search import (  # describe_params: the budget as text (bench, reports)
-    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_HEURISTIC, POLICY_RANDOM, below_local, deal_unseen,
-    describe_params, describe_search, search_params, search_rng,
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_HEURISTIC, POLICY_RANDOM, P_DETERMINIZATIONS,
+    P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, card_game_players, deal_unseen,
+    describe_params, search_setup,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults): next = weight of the sheet left on the table, as its
 # chance to win the next trick times the next (visible) grimoire when that is positive (a
@@ -296,16 +293,6 @@ MARGIN_SCALE = 5.0      # points of lead that count as much as a whole win at ma
 MAX_MOVES = 32          # legal (card, slot) moves of one play: at most 2 x 13 cards
 
 
-@kernel(globals(), inline="always")
-def playout_params():
-    """Every seat of a playout that plays ``heuristic`` uses its default tuning."""
-    hp = np.empty((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
-    for s in range(MAX_PLAYERS):
-        for k in range(N_PARAMS):
-            hp[s, k] = HEURISTIC_DEFAULTS[k]
-    return hp
-
-
 @kernel(globals())
 def policy_move(policy, hp, seat, hand, m0, m1, table, rules, masks):
     """A move for ``seat`` inside a playout whose policy is heuristic or greedy (random is drawn
@@ -482,9 +469,7 @@ def search_play(params, seat, hand, m0, m1, table, rules, masks, streams):
             n_moves += 1
     if n_moves == 1:
         return moves[0]  # nothing to weigh
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     seen = np.uint64(table[T_SEEN])
     known = table[T_ROUND] > 0
     left = rules[R_TRICKS] - table[T_TRICK]
@@ -562,25 +547,10 @@ def choose_play(strategy, params, seat, hand, m0, m1, table, rules, masks, strea
     return skilled_play(strategy, params, seat, hand, m0, m1, table, rules, masks, streams)
 
 
-PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
 # the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below;
-# the skill tiers of analysis/skill.py (skill vs luck), the last the strongest
+# PARAMETER and SKILL_TIERS (skill vs luck) are every card game's (strategies/search.py)
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
-SKILL_TIERS = ("random", "heuristic", "search")
-
-
-def describe(name: str, argument: str | None = None) -> str:
-    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
-    return describe_search(argument, SEARCH_DEFAULTS) if name == "search" else name
-
-
-def default_params(name: str, argument: str | None = None) -> tuple:
-    """Parameter row of a built-in strategy (``search``: its budget, checked: strategies/search.py)."""
-    if name == "search":
-        return search_params(argument, SEARCH_DEFAULTS)
-    if name == "heuristic":
-        return HEURISTIC_DEFAULTS
-    return (0.0,) * N_PARAMS
+describe, default_params = card_game_players(SEARCH_DEFAULTS, HEURISTIC_DEFAULTS, N_PARAMS)
 
 
 assert 3 * 4 * BINS <= SCRATCH_WIDTH

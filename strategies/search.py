@@ -92,6 +92,56 @@ def describe_search(argument: str | None, defaults: tuple) -> str:
     return f"search ({describe_params(search_params(argument, defaults)).replace(':', ', ')})"
 
 
+# --- what a card game whose built-ins are random, greedy, heuristic and search declares ----------
+
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3  # the built-ins' strategy ids
+BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
+PLUGIN_BASE = 16  # plug-ins get ids from here up
+N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
+PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
+SKILL_TIERS = ("random", "heuristic", "search")  # skill vs luck (analysis/skill.py); the last the strongest
+
+
+def card_game_players(search_defaults: tuple, heuristic_defaults: tuple, n_params: int):
+    """A card game's ``describe`` and ``default_params`` (Game.lineup), from its search budget's
+    defaults and its heuristic's tuning; every other built-in takes a row of zeros."""
+
+    def describe(name: str, argument: str | None = None) -> str:
+        """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
+        return describe_search(argument, search_defaults) if name == "search" else name
+
+    def default_params(name: str, argument: str | None = None) -> tuple:
+        """Parameter row of a built-in strategy (``search``: its budget, ``d=..:p=..``, checked)."""
+        if name == "search":
+            return search_params(argument, search_defaults)
+        if name == "heuristic":
+            return heuristic_defaults
+        return (0.0,) * n_params
+
+    return describe, default_params
+
+
+@kernel(globals(), inline="always")
+def search_setup(params, seat, streams, seats, heuristic_defaults):
+    """What every search decision starts from: its playout policy and margin (the seat's row of
+    ``params``), its own random numbers (``search_rng``: one draw from the seat's PLAY stream) and
+    the playouts' parameter rows (``heuristic_rows``)."""
+    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
+    rng = search_rng(streams)
+    return policy, margin, rng, heuristic_rows(seats, heuristic_defaults)
+
+
+@kernel(globals(), inline="always")
+def heuristic_rows(seats, defaults):
+    """The parameter matrix of a playout: every seat that plays ``heuristic`` uses its default
+    tuning ``defaults`` (a game's HEURISTIC_DEFAULTS)."""
+    hp = np.empty((seats, len(defaults)), dtype=np.float64)
+    for s in range(seats):
+        for k in range(len(defaults)):
+            hp[s, k] = defaults[k]
+    return hp
+
+
 # --- the decision's own random numbers -------------------------------------------------------
 
 @kernel(globals(), inline="always")
@@ -185,3 +235,11 @@ def best_move(totals, moves):
             best_total = totals[c]
             best = c
     return best
+
+
+@kernel(globals(), inline="always")
+def start_playout(table, ptable, deal_hands, hands, n_players):
+    """Reset a playout's table and hands to the decision's table and the determinization's hands."""
+    ptable[:] = table
+    for s in range(n_players):
+        hands[s] = deal_hands[s]

@@ -31,7 +31,7 @@ Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file w
 """
 import numpy as np
 
-from simcore.bits import bit, has, kth_index, kth_set_bit, lowest_index, popcount
+from simcore.bits import bit, has, kth_index, lowest_index, popcount
 from simcore.games.ten_tricks.rules import (
     FIRST_INFECTED, INFECTED, MAX_PLAYERS, R_BONUS, R_CAP, R_HAND, R_MAX_ROUNDS, R_PLAYERS, R_SWAP, R_TARGET,
     SWAP_CARD, T_DECK, T_LEADER, T_LOST, T_LOWER, T_PLAYED, T_PLAYS, T_ROUND, T_SEEN, T_SINGLE, T_SWAP_SEAT,
@@ -39,16 +39,14 @@ from simcore.games.ten_tricks.rules import (
     legal_mask, low_survivors, rescue, round_score, settle_trick, winning_position,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY, below, below_in_row, mix64
-from strategies.search import (  # describe_params: the budget as text (bench, reports)
-    DEAL_TRIES, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local,
-    best_move, deal_unseen, describe_params, describe_search, search_params, search_rng,
+from simcore.rng import PLAY, below, mix64
+from strategies.common import random_card, random_card_of_seat  # random_card_of_seat: the play loop's draw
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, DEAL_TRIES, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC,
+    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move,
+    card_game_players, deal_unseen, describe_params, search_setup, start_playout,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults): upper = worth of a survivor on the upper board early
 # in the round (it falls to 0 by the end: only the lower board scores); track = worth of one
@@ -62,18 +60,6 @@ HEURISTIC_DEFAULTS = (1.0, 0.02, 0.4, 0.0)
 
 
 # --- shared helpers ------------------------------------------------------------
-
-@kernel(globals(), inline="always")
-def random_card(mask, streams):
-    return kth_set_bit(mask, below(streams, PLAY, popcount(mask)))
-
-
-@kernel(globals(), inline="always")
-def random_card_of_seat(mask, seat_streams, seat):
-    """``random_card(mask, seat_streams[seat])``, the same draw, for the play loop: it reads the
-    seat's row in place instead of making it a view (simcore/rng.py, ``below_in_row``)."""
-    return kth_set_bit(mask, below_in_row(seat_streams, seat, PLAY, popcount(mask)))
-
 
 @kernel(globals(), inline="always")
 def number(card):
@@ -285,16 +271,6 @@ NO_OFFER_SLOT = 63  # search_swap's totals: the slot of "no offer" (cards are 0.
 
 
 @kernel(globals(), inline="always")
-def playout_params():
-    """Every seat of a playout that plays ``heuristic`` uses its default tuning."""
-    hp = np.empty((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
-    for s in range(MAX_PLAYERS):
-        for k in range(N_PARAMS):
-            hp[s, k] = HEURISTIC_DEFAULTS[k]
-    return hp
-
-
-@kernel(globals(), inline="always")
 def playout_play(policy, hp, seat, hand, legal, table, rules, masks, rng):
     """A card for ``seat`` inside a playout: every seat plays the playout policy."""
     if legal & (legal - np.uint64(1)) == 0:
@@ -437,6 +413,15 @@ def deal_consistent(pool, need, voids, single, n_players, hands, rng, masks):
             return
 
 
+@kernel(globals(), inline="always")
+def playout_buffers(n_players):
+    """A search's playout arrays: its copies of the hands and the table, the scratch ``playout``
+    works in (``moved``, ``shares``), a playout's own draws, and the totals per move."""
+    return (np.empty(n_players, dtype=np.uint64), np.empty(TABLE_WIDTH, dtype=np.int64),
+            np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.float64),
+            np.empty(1, dtype=np.uint64), np.zeros(64, dtype=np.float64))
+
+
 @kernel(globals())
 def search_play(params, seat, hand, legal, table, rules, masks, streams):
     """PIMC for 【①カードのプレイ】: every legal card, in ``d`` deals of the unseen cards consistent
@@ -446,20 +431,13 @@ def search_play(params, seat, hand, legal, table, rules, masks, streams):
         return lowest_index(legal)  # one legal card: nothing to weigh (and no draw)
     n_players = rules[R_PLAYERS]
     n = table[T_PLAYED]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need = np.empty(n_players, dtype=np.int64)
     voids = np.empty(n_players, dtype=np.uint64)
     single = np.empty(n_players, dtype=np.uint64)
     pool, holder = others_unknown(seat, hand, table, rules, n, need, voids, single)
     deal_hands = np.zeros(n_players, dtype=np.uint64)
-    hands = np.empty(n_players, dtype=np.uint64)
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
-    moved = np.empty(MAX_PLAYERS, dtype=np.int64)
-    shares = np.empty(MAX_PLAYERS, dtype=np.float64)
-    rng_p = np.empty(1, dtype=np.uint64)
-    totals = np.zeros(64, dtype=np.float64)
+    hands, ptable, moved, shares, rng_p, totals = playout_buffers(n_players)
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         deal_consistent(pool, need, voids, single, n_players, deal_hands, rng, masks)
         deal_hands[seat] = hand
@@ -471,9 +449,7 @@ def search_play(params, seat, hand, legal, table, rules, masks, streams):
             while m != 0:
                 c = lowest_index(m)
                 m &= m - np.uint64(1)
-                ptable[:] = table
-                for s in range(n_players):
-                    hands[s] = deal_hands[s]
+                start_playout(table, ptable, deal_hands, hands, n_players)
                 hands[seat] &= ~bit(c)
                 lay_card(ptable, n, c)
                 rng_p[0] = mix64(playout_seed)
@@ -490,9 +466,7 @@ def search_swap(params, seat, hand, table, rules, masks, streams):
     deal the other seats dealt no infected offer as the playout policy would, and one offer is
     drawn among several as the rules do (the same draw for every option)."""
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     need = np.zeros(n_players, dtype=np.int64)
     voids = np.zeros(n_players, dtype=np.uint64)
     for s in range(n_players):
@@ -502,12 +476,7 @@ def search_swap(params, seat, hand, table, rules, masks, streams):
     options = hand | bit(NO_OFFER_SLOT)
     deal_hands = np.zeros(n_players, dtype=np.uint64)
     offers = np.full(n_players, -1, dtype=np.int64)
-    hands = np.empty(n_players, dtype=np.uint64)
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
-    moved = np.empty(MAX_PLAYERS, dtype=np.int64)
-    shares = np.empty(MAX_PLAYERS, dtype=np.float64)
-    rng_p = np.empty(1, dtype=np.uint64)
-    totals = np.zeros(64, dtype=np.float64)
+    hands, ptable, moved, shares, rng_p, totals = playout_buffers(n_players)
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         deal_unseen(pool, need, voids, n_players, deal_hands, rng)
         deal_hands[seat] = hand
@@ -524,9 +493,7 @@ def search_swap(params, seat, hand, table, rules, masks, streams):
             while m != 0:
                 o = lowest_index(m)
                 m &= m - np.uint64(1)
-                ptable[:] = table
-                for s in range(n_players):
-                    hands[s] = deal_hands[s]
+                start_playout(table, ptable, deal_hands, hands, n_players)
                 rng_p[0] = mix64(playout_seed)
                 draw = below_local(rng_p, 12)  # one draw whatever the options: 12 splits evenly 1..4 ways
                 offering = others if o == NO_OFFER_SLOT else others | (1 << seat)
@@ -588,22 +555,7 @@ def choose_play(strategy, params, seat, hand, legal, table, rules, masks, stream
     return plugin_play(strategy - PLUGIN_BASE, params, seat, hand, legal, table, rules, masks, streams)
 
 
-PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
 # the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below;
-# the skill tiers of analysis/skill.py (skill vs luck), the last the strongest
+# PARAMETER and SKILL_TIERS (skill vs luck) are every card game's (strategies/search.py)
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=40")
-SKILL_TIERS = ("random", "heuristic", "search")
-
-
-def describe(name: str, argument: str | None = None) -> str:
-    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
-    return describe_search(argument, SEARCH_DEFAULTS) if name == "search" else name
-
-
-def default_params(name: str, argument: str | None = None) -> tuple:
-    """Parameter row of a built-in strategy (``search``: its budget, strategies/search.py)."""
-    if name == "search":
-        return search_params(argument, SEARCH_DEFAULTS)
-    if name == "heuristic":
-        return HEURISTIC_DEFAULTS
-    return (0.0,) * N_PARAMS
+describe, default_params = card_game_players(SEARCH_DEFAULTS, HEURISTIC_DEFAULTS, N_PARAMS)

@@ -40,15 +40,12 @@ from simcore.games.triatri.rules import (
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, mix64
-from strategies.search import (  # describe_params: the budget as text (bench, reports)
-    P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY, POLICY_GREEDY, POLICY_HEURISTIC, below_local, best_move,
-    deal_unseen, random_subset, describe_params, describe_search, search_params, search_rng,
+from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
+    # every card game's; describe_params: the budget as text (bench, reports)
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC, P_DETERMINIZATIONS,
+    P_MARGIN, P_PLAYOUTS, P_POLICY, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move, card_game_players,
+    deal_unseen, describe_params, random_subset, search_setup, start_playout,
 )
-
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC, "search": SEARCH}
-PLUGIN_BASE = 16
-N_PARAMS = 4  # parameter slots per seat (plug-ins may use them)
 
 # heuristic tuning (parameter row defaults), set by hand: fake_at = the smallest trick value a
 # fake is spent on; ahead = how much ending the game is worth per point of lead
@@ -347,16 +344,6 @@ SCORE_SCALE = 5.0  # points of lead worth ``margin`` of a win in a playout's val
 
 
 @kernel(globals(), inline="always")
-def playout_params():
-    """Every seat of a playout that plays ``heuristic`` uses its default tuning."""
-    hp = np.empty((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
-    for s in range(MAX_PLAYERS):
-        for k in range(N_PARAMS):
-            hp[s, k] = HEURISTIC_DEFAULTS[k]
-    return hp
-
-
-@kernel(globals(), inline="always")
 def playout_bid(policy, hand, cards, rng):
     if policy == POLICY_HEURISTIC:
         return heuristic_bid(hand, cards)
@@ -530,9 +517,7 @@ def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks,
     with what it has seen; in each, every move finished ``p`` times by the playout policy on the
     same playout draws; the move with the best total."""
     n_players = rules[R_PLAYERS]
-    policy, margin = np.int64(params[seat, P_POLICY]), params[seat, P_MARGIN]
-    rng = search_rng(streams)
-    hp = playout_params()
+    policy, margin, rng, hp = search_setup(params, seat, streams, MAX_PLAYERS, HEURISTIC_DEFAULTS)
     facts = card_facts(rules, cards)
     if kind == 0:
         # bidding: it knows only its hand (the others' bids are not revealed until all have bid)
@@ -566,9 +551,7 @@ def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks,
             while m != 0:
                 move = lowest_index(m)
                 m &= m - np.uint64(1)
-                ptable[:] = table
-                for s in range(n_players):
-                    hands[s] = deal_hands[s]
+                start_playout(table, ptable, deal_hands, hands, n_players)
                 rng_p[0] = mix64(playout_seed)
                 if kind == 0:
                     start, out = playout_bids(ptable, hands, rules, cards, policy, rng_p, seat, move)
@@ -673,22 +656,7 @@ def choose_play(strategy, params, seat, hand, legal, table, rules, cards, masks,
     return plugin_play(strategy - PLUGIN_BASE, params, seat, hand, legal, table, rules, cards, masks, streams)
 
 
-PARAMETER = {"search": "budget"}  # strategies that take `name:argument` (Game.lineup)
 # the skill ladder (`balance ladder`), weakest first: each rung must beat a field of the one below;
-# the skill tiers of analysis/skill.py (skill vs luck), the last the strongest
+# PARAMETER and SKILL_TIERS (skill vs luck) are every card game's (strategies/search.py)
 LADDER = ("random", "greedy", "heuristic", "search", "search:d=96")
-SKILL_TIERS = ("random", "heuristic", "search")
-
-
-def describe(name: str, argument: str | None = None) -> str:
-    """The strategy with the parameters it plays with: ``search (d=24, p=1, policy=random, margin=0.05)``."""
-    return describe_search(argument, SEARCH_DEFAULTS) if name == "search" else name
-
-
-def default_params(name: str, argument: str | None = None) -> tuple:
-    """Parameter row of a built-in strategy (``search``: its budget, ``d=..:p=..``, checked)."""
-    if name == "search":
-        return search_params(argument, SEARCH_DEFAULTS)
-    if name == "heuristic":
-        return HEURISTIC_DEFAULTS
-    return (0.0,) * N_PARAMS
+describe, default_params = card_game_players(SEARCH_DEFAULTS, HEURISTIC_DEFAULTS, N_PARAMS)

@@ -27,7 +27,7 @@ from simcore.games.bird_weather.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, withhold
-from simcore.rng import DEAL, N_STREAMS, below, seed_seats, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, seed_game, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_facedown = strategy.choose_facedown
@@ -183,8 +183,7 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
     room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``.
     ``keys``: ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     n_players = rules[R_PLAYERS]
-    seed_streams(streams, seed, index)
-    seed_seats(seat_streams, keys, index)
+    seed_game(streams, seat_streams, seed, keys, index)
     no_script = np.empty(0, dtype=np.int64)
     for s in range(n_players):
         totals[s] = 0

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
+from simcore.oracle import seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 COUNTER_KEYS = ("reversals", "zero_wins", "zero_point_tricks", "facedowns_taken", "zero_scored_tricks")
@@ -368,14 +369,6 @@ def _choose_pick(rules, table, seat, decider, steps) -> int:
     return chosen
 
 
-def _per_seat(decider: Decider | Sequence[Decider], players: int) -> list[Decider]:
-    if isinstance(decider, (list, tuple)):
-        if len(decider) != players:
-            raise ValueError(f"{len(decider)} deciders for {players} seats")
-        return list(decider)
-    return [decider] * players
-
-
 def play_deal(
     rules: Rules,
     hands: Sequence[Sequence[int]],
@@ -391,7 +384,7 @@ def play_deal(
     ``facedown`` holds each seat's face-down card or None; ``decider`` is one decider for every
     seat or one per seat.  Returns (tricks, points per seat, counters).
     """
-    deciders = _per_seat(decider, rules.players)
+    deciders = seat_deciders(decider, rules.players)
     steps = steps if steps is not None else _Steps()
     table = _DealTable(hands, facedown if rules.facedown else [None] * rules.players, leader, deal)
     counters = new_counters()
@@ -468,7 +461,7 @@ def play_game(rules: Rules, seed: int, index: int, deciders: Sequence[Decider] |
     deal_rng = PyStream(seed, index, DEAL)
     if deciders is None:
         deciders = [RandomDecider(seat_play_streams(seed, index, rules.players))] * rules.players
-    deciders = _per_seat(deciders, rules.players)
+    deciders = seat_deciders(deciders, rules.players)
     steps = _Steps()
     record = GameRecord(rules.players, [], [], [], [0] * rules.players, [], new_counters())
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from simcore.game import Columns, Event, Game, Lineup, per_seat
 from simcore.games.chimera import rules as cm
+from simcore.replays import rounds_with_tricks, scenario_logs
 
 _MASK64 = (1 << 64) - 1
 
@@ -184,10 +185,7 @@ class Chimera(Game, rules=cm):
         orders = np.array([r.grimoires for r in record.rounds], dtype=np.int64).reshape(len(record.rounds), t)
         script = np.array([card * 2 + slot for r in record.rounds for tr in r.tricks for _, card, slot in tr.plays],
                           dtype=np.int64)
-        tricks = sum(len(r.tricks) for r in record.rounds)
-        trick_limit = -1 if record.finished else tricks
-        log = np.full((max(tricks, 1), cm.LOG_WIDTH), -9, dtype=np.int64)
-        round_log = np.full((max(len(record.rounds), 1), cm.ROUND_LOG_WIDTH), -9, dtype=np.int64)
+        tricks, trick_limit, log, round_log = scenario_logs(record, cm.LOG_WIDTH, cm.ROUND_LOG_WIDTH)
         info = np.zeros(cm.INFO_WIDTH, dtype=np.int64)
         shares = np.zeros(cm.MAX_PLAYERS, dtype=np.float64)
         counters = np.zeros(cm.N_COUNTERS, dtype=np.int64)
@@ -274,14 +272,11 @@ class Chimera(Game, rules=cm):
             lines.append(f"boxed for the game: familiars {' '.join(log['boxed_familiars']) or '-'}; "
                          f"grimoires {' '.join(map(str, log['boxed_grimoires'])) or '-'}")
         legal = iter(log.get("legal", []))
-        tricks = iter(log["tricks"])
-        pending = next(tricks, None)
-        for r in log["rounds"]:
+        for r, played_tricks in rounds_with_tricks(log):
             lines.append(f"round {r['round'] + 1}: grimoire pile {r['grimoires']}; seat {r['leader']} leads")
             for s in range(p):
                 lines.append(f"  seat {s} hand (dealt to seat {r['hand_ids'][s]}): {' '.join(r['hands'][s])}")
-            while pending is not None and pending["round"] == r["round"]:
-                tr = pending
+            for tr in played_tricks:
                 nxt = f", next {tr['next_grimoire']}" if tr["next_grimoire"] >= 0 else ""
                 played = "  ".join(f"{s}:{m}" for s, m in tr["plays"])
                 crystal = " +crystal" if tr["crystal"] else ""
@@ -293,7 +288,6 @@ class Chimera(Game, rules=cm):
                 if options is not None:
                     lines.append("    legal: " + " | ".join(f"{s}: {' '.join(o)}"
                                                           for (s, _), o in zip(tr["plays"], options)))
-                pending = next(tricks, None)
             if r["round_scores"]:
                 lines.append(f"  taken {r['taken']}  crystals {r['crystals']}  conversions {r['conversions']}")
                 lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}")

@@ -31,7 +31,7 @@ from simcore.games.chimera.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
-from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_play = strategy.choose_play
@@ -410,10 +410,9 @@ def finish_game(rules, table, work, counters, seats, info, shares, status):
 @kernel(globals())
 def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, work,
               counters, seats, shares, log, round_log, info, no_script, no_orders, random_only):
-    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).  ``keys``:
-    ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
-    seed_streams(streams, seed, index)
-    seed_seats(seat_streams, keys, index)
+    """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game); returns its status
+    (FINISHED or STRATEGY_BROKE_RULES)."""
+    seed_game(streams, seat_streams, seed, keys, index)
     start_game(rules, table, work, counters, seats)
     deal(rules, streams, hands, work, info)
     status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
@@ -491,10 +490,7 @@ def play_scenario(rules, masks, strategies, params, dealt, in_play, boxed_famili
     round's pile and every move are given; the rules draw nothing, and a strategy asked once the
     script is used up draws from its seat's PLAY stream of game 0 of run 0 (``SCENARIO_KEYS``).
     Returns the status."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seed_streams(streams, 0, 0)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    seed_seats(seat_streams, SCENARIO_KEYS, 0)
+    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)

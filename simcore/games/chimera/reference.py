@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
+from simcore.oracle import check_keys, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 PLAYERS = (3, 4)
@@ -500,14 +501,6 @@ class ScriptedDecider:
         return self.moves[self.used - 1]
 
 
-def _per_seat(decider, players: int) -> list[Decider]:
-    if isinstance(decider, (list, tuple)):
-        if len(decider) != players:
-            raise ValueError(f"{len(decider)} deciders for {players} seats")
-        return list(decider)
-    return [decider] * players
-
-
 # ---------------------------------------------------------------------------
 # 「トリックの流れ」: one trick
 
@@ -700,7 +693,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     hands, boxed_familiars = deal_familiars(rules, deal)
     in_play, boxed = box_grimoires(rules, deal)
-    game = _Game(rules, _per_seat(decider, rules.players), hands, boxed_familiars, boxed)
+    game = _Game(rules, seat_deciders(decider, rules.players), hands, boxed_familiars, boxed)
     for _ in range(rules.rounds):
         game.play_round(shuffle(in_play, deal))            # step 3, every round
     return game.record()
@@ -712,17 +705,6 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
 CALLER_KEYS = ("game", "players", "variant", "name", "description", "expect")
 SCENARIO_KEYS = ("hands", "boxed_grimoires", "rounds")
 ROUND_KEYS = ("grimoires", "tricks")
-
-
-def _keys(where: str, spec, known: Sequence[str], required: Sequence[str], ignored: Sequence[str] = ()) -> None:
-    if not isinstance(spec, dict):
-        raise BadScenario(f"{where}: must be an object, got {spec!r}")
-    unknown = sorted(set(spec) - set(known) - set(ignored))
-    if unknown:
-        raise BadScenario(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(known)})")
-    for key in required:
-        if key not in spec:
-            raise BadScenario(f"{where}: missing '{key}'")
 
 
 def _parse_hands(rules: Rules, given) -> list[list[int]]:
@@ -760,7 +742,7 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
     checked (IllegalMove); anything else wrong raises BadScenario with one line.  No chance is
     drawn: the hands, the boxed grimoires and every round's grimoire pile are given."""
     n, t = rules.players, rules.tricks
-    _keys("scenario", data, SCENARIO_KEYS, ("hands", "rounds"), CALLER_KEYS)
+    check_keys(BadScenario, "scenario", data, SCENARIO_KEYS, ("hands", "rounds"), CALLER_KEYS)
     hands = _parse_hands(rules, data["hands"])
     boxed = data.get("boxed_grimoires", [])
     if rules.boxed_grimoires and "boxed_grimoires" not in data:
@@ -778,7 +760,7 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
     parsed = []
     for k, spec in enumerate(rounds):
         where = f"round {k}"
-        _keys(where, spec, ROUND_KEYS, ())
+        check_keys(BadScenario, where, spec, ROUND_KEYS, ())
         order = in_play
         if "grimoires" in spec:
             order = _parse_grimoires(rules, f"{where}: 'grimoires'", spec["grimoires"], t)

@@ -20,7 +20,7 @@ from simcore.games.sky_city.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams
 from simcore.games.sky_city.trap_odds import fires
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -160,10 +160,9 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
 @kernel(globals())
 def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table,
               order, counts, points, totals, counters, judged, fired_tally, trap_stats, log):
-    """One game of run ``seed``: rounds until the final round is over (or the cap).  ``keys``:
-    ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
-    seed_streams(streams, seed, index)
-    seed_seats(seat_streams, keys, index)
+    """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game): rounds until the
+    final round is over (or the cap)."""
+    seed_game(streams, seat_streams, seed, keys, index)
     for s in range(rules[R_PLAYERS]):
         table[T_SCORE + s] = 0
     table[T_FINAL] = 0
@@ -330,10 +329,7 @@ def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores
     """Scripted rounds from a given position (``balance play``): traps, declarations and every
     draw (dice faces - 1, escape tie-breaks, roll-off) come from the scripts; a strategy asked
     draws from its seat's PLAY stream of game 0 of run 0 (``SCENARIO_KEYS``)."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seed_streams(streams, 0, 0)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    seed_seats(seat_streams, SCENARIO_KEYS, 0)
+    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     for s in range(rules[R_PLAYERS]):
         table[T_SCORE + s] = start_scores[s]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
+from simcore.oracle import require_whole, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 from simcore.games.sky_city.trap_language import Deck, Trap, fires_on_dice, load_deck
 
@@ -83,20 +84,13 @@ class Rules:
     max_rounds: int = 200
 
     def __post_init__(self):
-        def whole(name, low):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise BalanceError(f"{name} must be a whole number >= {low}, got {value!r}")
-
         if isinstance(self.players, bool) or self.players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
             raise BalanceError(f"The Sky City of ALEA is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {self.players}")
         if self.target is None:
             object.__setattr__(self, "target", 12 if self.players == 3 else 10)
-        whole("dice_per_player", 1)
-        whole("target", 1)
-        whole("zero_bonus", 0)
-        whole("final_multiplier", 1)
-        whole("max_rounds", 1)
+        for name, low in (("dice_per_player", 1), ("target", 1), ("zero_bonus", 0), ("final_multiplier", 1),
+                          ("max_rounds", 1)):
+            require_whole(name, getattr(self, name), low)
         if not isinstance(self.deck, Deck):
             traps = tuple(self.deck)
             if not traps or not all(isinstance(t, Trap) for t in traps):
@@ -491,21 +485,13 @@ class _TrapDeck:
         return self.usable[self.order[self.next - 1]], shuffled
 
 
-def _per_seat(deciders, players: int) -> list[Decider]:
-    if isinstance(deciders, (list, tuple)):
-        if len(deciders) != players:
-            raise ValueError(f"{len(deciders)} deciders for {players} seats")
-        return list(deciders)
-    return [deciders] * players
-
-
 def play_game(rules: Rules, seed: int, index: int, deciders=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``deciders``: one per seat, or one for all; None →
     every seat declares at random, each from its own PLAY stream (seats 0..N-1 each round)."""
     deal_rng = PyStream(seed, index, DEAL)
     if deciders is None:
         deciders = RandomDecider(seat_play_streams(seed, index, rules.players))
-    deciders = _per_seat(deciders, rules.players)
+    deciders = seat_deciders(deciders, rules.players)
     chance = _StreamChance(deal_rng)
     deck = _TrapDeck(rules.usable, deal_rng)
     game = _Game(rules, [0] * rules.players, False)

@@ -7,6 +7,7 @@ import numpy as np
 from simcore.bits import mask_to_list
 from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.ten_tricks import rules as tt
+from simcore.replays import rounds_with_tricks, scenario_logs
 
 
 class TenTricks(Game, rules=tt):
@@ -122,10 +123,7 @@ class TenTricks(Game, rules=tt):
         start_totals = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
         start_totals[:p] = data.get("start_totals") or [0] * p
         first_round = int(data.get("start_round", 0))
-        tricks = sum(len(r.tricks) for r in record.rounds)
-        trick_limit = -1 if record.finished else tricks
-        log = np.full((max(tricks, 1), tt.LOG_WIDTH), -9, dtype=np.int64)
-        round_log = np.full((max(len(record.rounds), 1), tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
+        tricks, trick_limit, log, round_log = scenario_logs(record, tt.LOG_WIDTH, tt.ROUND_LOG_WIDTH)
         scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
         shares = np.zeros(tt.MAX_PLAYERS, dtype=np.float64)
         counters = np.zeros(tt.N_COUNTERS, dtype=np.int64)
@@ -197,9 +195,7 @@ class TenTricks(Game, rules=tt):
     def format_log(self, log: dict) -> str:
         p = log["players"]
         lines = [self.log_heading(log)]
-        tricks = iter(log["tricks"])
-        pending = next(tricks, None)
-        for r in log["rounds"]:
+        for r, played_tricks in rounds_with_tricks(log):
             removed = (f" (without {tt.COLOUR_NAMES[r['removed_colour']]})" if r["removed_colour"] >= 0 else "")
             lines.append(f"round {r['round'] + 1}{removed}")
             for s in range(p):
@@ -208,8 +204,7 @@ class TenTricks(Game, rules=tt):
                 lines.append(f"  seat {r['swap'][0]} swaps {r['swap'][1]} for infected-8"
                              + (f" (offers from seats {r['swap_offers']})" if len(r["swap_offers"]) > 1 else ""))
             lines.append(f"  seat {r['leader']} leads")
-            while pending is not None and pending["round"] == r["round"]:
-                t = pending
+            for t in played_tricks:
                 played = "  ".join(f"{s}:{c}" for s, c in t["plays"])
                 attack = (f"; attack level {t['level']}" + (f", loses {' '.join(t['lost'])}" if t["lost"] else "")
                           if t["infected"] else "")
@@ -217,7 +212,6 @@ class TenTricks(Game, rules=tt):
                 lines.append(f"  trick {t['trick'] + 1}: {played} -> seat {t['winner']}{attack}{rescued}")
                 lines.append(f"    tracks {t['tracks']}  upper {[len(u) for u in t['upper']]}  "
                              f"lower {[len(lo) for lo in t['lower']]}")
-                pending = next(tricks, None)
             if r["round_scores"]:
                 lines.append(f"  round scores {r['round_scores']}  totals {r['totals_after']}  "
                              f"(tracks {r['tracks_end']}, lost {r['lost_counts']})")

@@ -25,7 +25,7 @@ from simcore.games.ten_tricks.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, SCENARIO_KEYS, below, seed_seats, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
@@ -329,10 +329,9 @@ def final_standing(table, rules, counters, work, shares):
 @kernel(globals())
 def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, order,
               counters, shares, log, round_log, no_deals, no_script, work):
-    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).  ``keys``:
-    ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
-    seed_streams(streams, seed, index)
-    seed_seats(seat_streams, keys, index)
+    """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game); returns its status
+    (FINISHED or STRATEGY_BROKE_RULES)."""
+    seed_game(streams, seat_streams, seed, keys, index)
     for c in range(N_COUNTERS):
         counters[c] = 0
     for s in range(MAX_PLAYERS):
@@ -403,10 +402,7 @@ def play_scenario(rules, masks, strategies, params, start_totals, first_round, r
     """Scripted deals, swaps, cards and tie-settling leaders from a given position (``balance
     play``); returns the status.  Chance the scripts leave open comes from game 0 of run 0, and a
     strategy asked draws from its seat's PLAY stream of that game (``SCENARIO_KEYS``)."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seed_streams(streams, 0, 0)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    seed_seats(seat_streams, SCENARIO_KEYS, 0)
+    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(48, dtype=np.int64)

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
+from simcore.oracle import check_keys, require_whole, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 PLAYERS = (3, 4)
@@ -138,16 +139,11 @@ class Rules:
     max_rounds: int = 50
 
     def __post_init__(self):
-        def whole(key, low):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise BalanceError(f"{key} must be a whole number >= {low}, got {value!r}")
-
         if isinstance(self.players, bool) or self.players not in PLAYERS:
             raise BalanceError(f"10 TRICKS LATER is for 3-4 players, not {self.players!r}")
         for key, low in (("target", 1), ("track_cap", 1), ("track_bonus", 0), ("hand_size", 1),
                          ("max_rounds", 1)):
-            whole(key, low)
+            require_whole(key, getattr(self, key), low)
         for key in ("infected_3", "infected_4"):
             values = getattr(self, key)
             if (not isinstance(values, (tuple, list)) or len(set(values)) != len(values)
@@ -423,14 +419,6 @@ class ScriptedDecider:
         return card
 
 
-def _per_seat(decider, players: int) -> list[Decider]:
-    if isinstance(decider, (list, tuple)):
-        if len(decider) != players:
-            raise ValueError(f"{len(decider)} deciders for {players} seats")
-        return list(decider)
-    return [decider] * players
-
-
 # ---------------------------------------------------------------------------
 # One round
 
@@ -616,7 +604,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     deal = PyStream(seed, index, DEAL)
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
-    game = _Game(rules, _per_seat(decider, rules.players), [0] * rules.players, 0)
+    game = _Game(rules, seat_deciders(decider, rules.players), [0] * rules.players, 0)
     leader = 0                                             # RULINGS.md: seat 0 leads round 0
     while True:
         removed, hands = deal_round(rules, deal)
@@ -633,17 +621,6 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
 CALLER_KEYS = ("game", "players", "variant", "name", "description", "expect")
 SCENARIO_KEYS = ("start_totals", "start_round", "rounds")
 ROUND_KEYS = ("hands", "swap", "leader", "tricks")
-
-
-def _keys(where: str, spec, known: Sequence[str], required: Sequence[str], ignored: Sequence[str] = ()) -> None:
-    if not isinstance(spec, dict):
-        raise BadScenario(f"{where}: must be an object, got {spec!r}")
-    unknown = sorted(set(spec) - set(known) - set(ignored))
-    if unknown:
-        raise BadScenario(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(known)})")
-    for key in required:
-        if key not in spec:
-            raise BadScenario(f"{where}: missing '{key}'")
 
 
 def _card(where: str, name) -> int:
@@ -697,7 +674,7 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
     checked (IllegalMove); anything else wrong raises BadScenario with one line.  No chance is
     drawn: hands, the swap and tied leaders are given."""
     n = rules.players
-    _keys("scenario", data, SCENARIO_KEYS, ("rounds",), CALLER_KEYS)
+    check_keys(BadScenario, "scenario", data, SCENARIO_KEYS, ("rounds",), CALLER_KEYS)
     totals = data.get("start_totals", [0] * n)
     if (not isinstance(totals, list) or len(totals) != n
             or not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < rules.target for t in totals)):
@@ -715,11 +692,11 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
     parsed = []
     for k, spec in enumerate(rounds):
         where = f"round {first + k}"
-        _keys(where, spec, ROUND_KEYS, ("hands",))
+        check_keys(BadScenario, where, spec, ROUND_KEYS, ("hands",))
         removed, hands = _parse_hands(rules, where, spec["hands"])
         swap = spec.get("swap")
         if swap is not None:
-            _keys(f"{where}, swap", swap, ("seat", "give"), ("seat", "give"))
+            check_keys(BadScenario, f"{where}, swap", swap, ("seat", "give"), ("seat", "give"))
             seat = _seat(rules, f"{where}: swap 'seat'", swap["seat"])
             give = _card(f"{where}, swap", swap["give"])
             if not rules.swap:

@@ -7,6 +7,7 @@ import numpy as np
 from simcore.bits import mask_to_list
 from simcore.game import Columns, Event, Game, per_seat
 from simcore.games.triatri import rules as tt
+from simcore.replays import rounds_with_tricks
 
 GEM_SOURCES = ("supply", "own")
 
@@ -223,9 +224,7 @@ class TriATri(Game, rules=tt):
     def format_log(self, log: dict) -> str:
         p = log["players"]
         lines = [self.log_heading(log)]
-        tricks = iter(log["tricks"])
-        pending = next(tricks, None)
-        for r in log["rounds"]:
+        for r, played_tricks in rounds_with_tricks(log):
             lines.append(f"round {r['round'] + 1}")
             for k, d in enumerate(r["deals"]):
                 if k:
@@ -234,14 +233,12 @@ class TriATri(Game, rules=tt):
                     lines.append(f"  seat {s} hand: {' '.join(d['hands'][s])}")
                 lines.append("  bids: " + "  ".join(f"seat {s} {b}" for s, b in enumerate(d["bids"])))
             lines.append(f"  start player: seat {r['start']}")
-            while pending is not None and pending["round"] == r["round"]:
-                t = pending
+            for t in played_tricks:
                 played = "  ".join(f"{s}:{c}" for s, c in t["plays"])
                 held = "  ".join(f"{s}:{h or 'colourless'}={v}" for s, (h, v) in enumerate(t["held"]))
                 swaps = "".join(f"  (seat {f}'s fake took seat {v}'s card)" for f, v in t["swaps"])
                 lines.append(f"  trick {t['trick'] + 1}: seat {t['start']} plays for {t['gem']}; {played}{swaps}")
                 lines.append(f"    held {held}; seat {t['winner']} takes the gem")
-                pending = next(tricks, None)
         colours = "/".join(tt.COLOUR_NAMES)
         lines.append(f"Gems ({colours}): " + "  ".join(f"seat {s}: {g}" for s, g in enumerate(log["gems"]))
                      + f"  supply: {log['supply']}")

@@ -25,7 +25,7 @@ from simcore.games.triatri.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, PLAY, SCENARIO_KEYS, seed_seats, seed_streams
+from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_bid = strategy.choose_bid
@@ -265,8 +265,7 @@ def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params,
     """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).
     ``strategies`` None: every seat plays random (see play_rounds).  ``keys``: ``seat_keys(seed)``,
     which seeds the seats' PLAY streams."""
-    seed_streams(streams, seed, index)
-    seed_seats(seat_streams, keys, index)
+    seed_game(streams, seat_streams, seed, keys, index)
     for c in range(N_COUNTERS):
         counters[c] = 0
     for c in range(3):
@@ -368,10 +367,7 @@ def play_scenario(rules, cards, masks, strategies, params, start_gems, first_rou
     """Scripted deals and decisions from a given position (``balance play``); returns the status.
     Deals the script leaves open come from game 0 of run 0, and a strategy asked draws from its
     seat's PLAY stream of that game (``SCENARIO_KEYS``)."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seed_streams(streams, 0, 0)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    seed_seats(seat_streams, SCENARIO_KEYS, 0)
+    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     order = np.empty(rules[R_DECK], dtype=np.int64)

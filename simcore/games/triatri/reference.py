@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
+from simcore.oracle import check_keys, seat_deciders
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 FIRE, WATER, WOOD = 0, 1, 2
@@ -628,21 +629,13 @@ class _Game:
                           winner, self.end, self.instant_winner, self.counters, finished=self.over)
 
 
-def _per_seat(decider, players: int) -> list:
-    if isinstance(decider, (list, tuple)):
-        if len(decider) != players:
-            raise ValueError(f"{len(decider)} deciders for {players} seats")
-        return list(decider)
-    return [decider] * players
-
-
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
     None → every seat plays at random, each from its own PLAY stream."""
     deal_rng = PyStream(seed, index, DEAL)
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
-    game = _Game(rules, [[0, 0, 0]] * rules.players, 0, _per_seat(decider, rules.players))
+    game = _Game(rules, [[0, 0, 0]] * rules.players, 0, seat_deciders(decider, rules.players))
     while not game.over:
         game.play_round(lambda attempt: deal_hands(rules, deal_rng))
     return game.record()
@@ -656,17 +649,6 @@ SCENARIO_KEYS = ("start_round", "start_gems", "rounds")
 ROUND_KEYS = ("deals", "tricks")
 DEAL_KEYS = ("hands", "bids")
 TRICK_KEYS = ("gem", "cards")
-
-
-def _keys(where: str, spec, known: Sequence[str], required: Sequence[str], ignored: Sequence[str] = ()) -> None:
-    if not isinstance(spec, dict):
-        raise BadScenario(f"{where}: must be an object, got {spec!r}")
-    unknown = sorted(set(spec) - set(known) - set(ignored))
-    if unknown:
-        raise BadScenario(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(known)})")
-    for key in required:
-        if key not in spec:
-            raise BadScenario(f"{where}: missing '{key}'")
 
 
 def _name_list(rules: Rules, where: str, key: str, value, length: int) -> list[str]:
@@ -730,7 +712,7 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
     """Play scripted rounds (format in docs/rules/triatri.md).  Every decision is checked
     (IllegalMove); anything else wrong raises BadScenario with one line.  ``finished`` is True
     only if the game ended within the script."""
-    _keys("scenario", data, SCENARIO_KEYS, ("rounds",), CALLER_KEYS)
+    check_keys(BadScenario, "scenario", data, SCENARIO_KEYS, ("rounds",), CALLER_KEYS)
     first = data.get("start_round", 0)
     if isinstance(first, bool) or not isinstance(first, int) or first not in range(rules.rounds):
         raise BadScenario(f"'start_round' must be a round 0-{rules.rounds - 1}, got {first!r}")
@@ -745,7 +727,7 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
     parsed_rounds = []
     for k, spec in enumerate(rounds):
         where = f"round {first + k}"
-        _keys(where, spec, ROUND_KEYS, ("deals",))
+        check_keys(BadScenario, where, spec, ROUND_KEYS, ("deals",))
         deals, tricks = spec["deals"], spec.get("tricks", [])
         if not isinstance(deals, list) or not deals:
             raise BadScenario(f"{where}: 'deals' must be a non-empty list of deals")
@@ -756,12 +738,12 @@ def play_scenario(rules: Rules, data: dict) -> GameRecord:
         hands = []
         for d, deal in enumerate(deals):
             deal_where = f"{where}, deal {d}"
-            _keys(deal_where, deal, DEAL_KEYS, DEAL_KEYS)
+            check_keys(BadScenario, deal_where, deal, DEAL_KEYS, DEAL_KEYS)
             hands.append(_parse_hands(rules, deal_where, deal["hands"]))
             scripts["bids"] += _name_list(rules, deal_where, "bids", deal["bids"], n)
         for t, trick in enumerate(tricks):
             trick_where = f"{where}, trick {t}"
-            _keys(trick_where, trick, TRICK_KEYS, TRICK_KEYS)
+            check_keys(BadScenario, trick_where, trick, TRICK_KEYS, TRICK_KEYS)
             try:
                 scripts["gems"].append(parse_gem(trick["gem"]))
             except BadScenario as exc:
