@@ -275,6 +275,9 @@ def _local_cluster(workers: int):
         cluster.close()
 
 
+CONNECT_TIMEOUT = "15s"  # how long --scheduler keeps trying a scheduler that does not answer
+
+
 @contextlib.contextmanager
 def _remote(address: str):
     from distributed import Client
@@ -283,7 +286,7 @@ def _remote(address: str):
         raise BalanceError(f"--scheduler must be a Dask scheduler address such as tcp://10.0.0.5:8786, "
                            f"not '{address}'")
     try:
-        client = Client(address.strip(), timeout="15s")
+        client = Client(address.strip(), timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as exc:
         raise BalanceError(f"cannot reach the Dask scheduler at {address}: {' '.join(str(exc).split())[:160]}") \
             from None

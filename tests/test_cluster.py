@@ -115,7 +115,9 @@ def test_command_line_cluster_runs(tmp_path):
     (["--scheduler", "127.0.0.1:8786"], "--scheduler must be a Dask scheduler address"),
     (["--scheduler", "tcp://127.0.0.1:1"], "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
 ])
-def test_bad_cluster_options_are_one_line(args, fragment):
+def test_bad_cluster_options_are_one_line(args, fragment, monkeypatch):
+    # the same refusal after 2 s of trying a closed port as after the default 15 s
+    monkeypatch.setattr("simcore.cluster.CONNECT_TIMEOUT", "2s")
     code, out, err = balance("simulate", "bird-weather", "-n", 10, "-q", *args)
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and fragment in err, err
 
