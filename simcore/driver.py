@@ -349,6 +349,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         if isinstance(executor, LocalExecutor):  # compile or load from cache now, so the clock sees only games
             compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
             game.take_tallies()
+            _check_interrupt()
         result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision,
                        executor, parts, meta)
         if parts is not None:
@@ -365,8 +366,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
             parts.remove()  # nothing worth keeping
         if lock is not None:
             lock.release()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        _restore_handlers(previous)
 
 
 def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision, executor, parts,
@@ -392,6 +392,7 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
                     frames[start] = pl.DataFrame(columns)
                 played += n
                 advance(n)
+                _check_interrupt()
             done = stop
             if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
                 break
@@ -503,18 +504,45 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
         print(f"compiled {what} in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
 
+_interrupted = False  # a Ctrl-C or SIGTERM arrived during this run (see _terminate_as_interrupt)
+
+
 def _terminate_as_interrupt():
-    """Make SIGTERM (a `timeout`, a killed job) unwind like Ctrl-C, so the staging folder
-    is removed; returns the previous handler (None off the main thread)."""
+    """Make SIGTERM (a `timeout`, a killed job) unwind like Ctrl-C, so the staging folder is
+    removed; returns the previous SIGTERM and SIGINT handlers (None off the main thread).
+
+    The signal is also remembered, and ``_check_interrupt`` raises it again after the compile and
+    after every chunk: a KeyboardInterrupt raised while Numba is inside one of llvmlite's ctypes
+    callbacks (compiling, or loading a kernel from the cache) is printed as "Exception ignored"
+    and dropped, and the run would go on for hours."""
     import threading
 
+    global _interrupted
     if threading.current_thread() is not threading.main_thread():
         return None
+    _interrupted = False
 
     def interrupt(signum, frame):
+        global _interrupted
+        _interrupted = True
         raise KeyboardInterrupt
 
-    return signal.signal(signal.SIGTERM, interrupt)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # leave a handler someone else installed alone
+        signal.signal(signal.SIGINT, interrupt)
+    return signal.signal(signal.SIGTERM, interrupt), previous_int
+
+
+def _restore_handlers(previous) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
+
+
+def _check_interrupt() -> None:
+    """Raise the Ctrl-C or SIGTERM that arrived but was swallowed (``_terminate_as_interrupt``)."""
+    if _interrupted:
+        raise KeyboardInterrupt
 
 
 # seconds between two progress lines when stderr is not a terminal (a pipe, a log file)

@@ -122,6 +122,36 @@ def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
     assert not out.exists() and parts.is_dir() and not lock_path(out).exists()
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped exception
+def test_a_signal_dropped_inside_a_ctypes_callback_still_stops_the_run(tmp_path, monkeypatch):
+    """A SIGTERM whose KeyboardInterrupt lands inside one of llvmlite's ctypes callbacks (Numba
+    compiling or loading a kernel) is printed as "Exception ignored" and dropped; the run must
+    stop anyway, at the next chunk, and keep nothing half-written (it went on for hours once)."""
+    import ctypes
+
+    from simcore import driver
+
+    compile_kernels = driver.compile_kernels
+    dropped = []
+
+    def compile_then_signal(*args, **kwargs):
+        compile_kernels(*args, **kwargs)
+
+        def callback():  # the handler runs in here and its exception goes nowhere
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+
+        ctypes.CFUNCTYPE(None)(callback)()
+        dropped.append(True)                           # the call came back as if nothing happened
+
+    monkeypatch.setattr(driver, "compile_kernels", compile_then_signal)
+    code, _, err = _simulate(tmp_path / "run.parquet", games=30_000)
+    assert dropped == [True]
+    assert code == 130 and err.strip() == "balance: interrupted", err
+    assert list(tmp_path.iterdir()) == []              # no chunk was played: nothing kept
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and driver._interrupted
+
+
 def test_ctrl_c_then_resume_with_other_chunks_and_threads(tmp_path, monkeypatch):
     """Sky City keeps run-level trap tallies beside the rows: they survive the interruption too."""
     from simcore.game import get_game
