@@ -90,13 +90,10 @@ def play_range(job: Job, start: int, n: int):
     """The task: games ``start..start+n-1`` of the job's run as (start, n, columns, tallies)."""
     import numba
 
-    from simcore.play import set_play_threads
-
     with _ONE_AT_A_TIME:
         game, lineup = _prepared(job)
         limit = numba.config.NUMBA_NUM_THREADS
         numba.set_num_threads(min(job.threads or limit, limit))
-        set_play_threads(min(job.threads or limit, limit))
         columns = game.run_chunk(job.setup, lineup, job.seed, start, n)
         return start, n, columns, game.take_tallies()
 

@@ -58,15 +58,12 @@ class RunResult:
 def set_threads(threads: int | None) -> int:
     import numba
 
-    from simcore.play import set_play_threads
-
     limit = numba.config.NUMBA_NUM_THREADS
     if threads is None:
         threads = limit
     if not 1 <= threads <= limit:
         raise BalanceError(f"--threads must be 1..{limit} on this machine, not {threads}")
-    numba.set_num_threads(threads)  # Numba's own parallel loops (ALEA's declaration equilibria)
-    set_play_threads(threads)  # the threads that play a chunk's blocks
+    numba.set_num_threads(threads)
     return threads
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from functools import partial
 from types import ModuleType
 
 import numpy as np
@@ -275,18 +274,15 @@ class Game:
 
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
         """Games start..start+n-1 of run ``seed`` as Parquet columns: ``game``, then the record's
-        blocks.  The compiled ``run_chunk(first, last, seed, keys, start, n, *kernel_inputs, ids,
-        params, *outputs, status)`` fills the outputs of blocks first..last-1, on the run's threads
-        (``simcore.play.on_threads``; ``keys = seat_keys(seed)`` seeds the seats' own PLAY streams,
-        simcore/rng.py); a plug-in's illegal move stops the run with one line."""
-        from simcore.play import block_spans, on_threads
+        blocks.  The compiled ``run_chunk(seed, keys, start, n, *kernel_inputs, ids, params,
+        *outputs, status)`` fills the outputs (``keys = seat_keys(seed)`` seeds the seats' own
+        PLAY streams, simcore/rng.py); a plug-in's illegal move stops the run with one line."""
         from simcore.rng import seat_keys  # here: importing this module does not load Numba
 
         outputs = self.chunk_outputs(setup, n)
         status = np.empty(n, dtype=np.int8)
-        args = (seed, seat_keys(seed), start, n, *self.kernel_inputs(setup), lineup.ids, lineup.params, *outputs,
-                status)
-        on_threads([partial(lineup.kernels.run_chunk, first, last, *args) for first, last in block_spans(n)])
+        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, *self.kernel_inputs(setup), lineup.ids,
+                                 lineup.params, *outputs, status)
         self.check_status(status, lineup, start, seed)
         return self.rows(start, n, self.record(setup, *outputs))
 

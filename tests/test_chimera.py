@@ -485,9 +485,10 @@ def test_search_refuses_a_bad_budget_in_one_line(budget, fragment):
 def test_search_rows_identical_for_threads_and_chunk_sizes(game, tmp_path):
     """Every search decision draws one number from PLAY and plays on from its own generator, so
     the rows are the same for 1 and 2 threads and any chunk size."""
+    import numba
     import polars as pl
 
-    from simcore.driver import run_games, set_threads
+    from simcore.driver import run_games
 
     setup = game.setup(4, game.variant())
     lineup = game.lineup("search:d=6,heuristic,search:d=3:p=2:policy=greedy,random", 4)
@@ -497,7 +498,7 @@ def test_search_rows_identical_for_threads_and_chunk_sizes(game, tmp_path):
         run_games(game, setup, lineup, game.variant(), 11, 600, chunk_size=chunk, threads=threads, out=path,
                   progress=False)
         frames.append(pl.read_parquet(path))
-    set_threads(None)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for frame in frames[1:]:
         assert frame.equals(frames[0])
     assert frames[0]["share_0"].sum() > 0

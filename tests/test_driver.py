@@ -6,7 +6,7 @@ import numba
 import polars as pl
 import pytest
 
-from simcore.driver import run_games, set_threads
+from simcore.driver import run_games
 from simcore.errors import BalanceError, RunInterrupted
 
 
@@ -27,7 +27,7 @@ def test_rows_identical_for_threads_and_chunk_sizes(bird_weather, tmp_path):
     assert first.height == 30_000 and first["game"].to_list() == list(range(30_000))
     for path in paths[1:]:
         assert pl.read_parquet(path).equals(first), path.name
-    set_threads(None)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
 def test_parquet_schema_and_metadata(bird_weather, tmp_path):

@@ -1,6 +1,7 @@
 """High Card's compiled play loop (the game's own deal, legal moves, step and scoring).  The
 engine around it (chunks, threads, records, Parquet, replays) is the shared one."""
 import numpy as np
+from numba import prange
 
 from high_card.rules import (
     L_CARD, L_LEADER, L_WINNER, MAX_PLAYERS, N_COUNTERS, R_CARDS, R_HAND, R_PLAYERS, T_BEST, T_LEADER, T_SCORE,
@@ -67,12 +68,11 @@ def play_game(seed, keys, index, rules, strategies, params, streams, seat_stream
     return FINISHED
 
 
-@kernel(globals(), nogil=True)
-def run_chunk(first_block, last_block, seed, keys, start, n_games, rules, masks, strategies, params, scores_out,
-              shares_out, counters_out, status_out):
-    """Blocks first_block..last_block-1 of the chunk (simcore.play.on_threads runs the spans)."""
+@kernel(globals(), parallel=True)
+def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+              status_out):
     players = rules[R_PLAYERS]
-    for b in range(first_block, last_block):
+    for b in prange((n_games + BLOCK - 1) // BLOCK):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         seat_streams = np.empty((players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)

@@ -14,6 +14,7 @@ strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/r
 """
 
 import numpy as np
+from numba import prange
 
 from simcore.bits import bit
 from simcore.games.bird_weather.rules import (
@@ -222,20 +223,19 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
     return FINISHED
 
 
-@kernel(globals(), nogil=True)
-def run_chunk(first_block, last_block, seed, keys, start, n_games, rules, number, follow, strategies, params,
+@kernel(globals(), parallel=True)
+def run_chunk(seed, keys, start, n_games, rules, number, follow, strategies, params,
               scores_out, shares_out, counters_out, hands_out, status_out):
-    """Blocks first_block..last_block-1 (BLOCK games each) of the chunk of games
-    start..start+n_games-1 of run ``seed``, one output row each, without the GIL
-    (``simcore.play.on_threads`` plays several spans at once).
+    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.
     ``status_out[g]`` is FINISHED, or STRATEGY_BROKE_RULES for a plug-in's illegal decision.
 
     Each game's randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``),
-    and every game writes only its own row, so the result is the same for any thread count,
-    span or chunking.
+    and every game writes only its own row, so the result is the same for any thread count or
+    chunking.
     """
     n_players = rules[R_PLAYERS]
-    for b in range(first_block, last_block):
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.full(TABLE_WIDTH, -1, dtype=np.int64)

@@ -10,6 +10,7 @@ is allocated per game: every scratch value lives in the per-block ``work`` and `
 """
 
 import numpy as np
+from numba import prange
 
 from simcore.bits import bit, has, popcount
 from simcore.games.chimera.rules import (
@@ -420,19 +421,19 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
     return status
 
 
-@kernel(globals(), nogil=True)
-def run_chunk(first_block, last_block, seed, keys, start, n_games, rules, masks, strategies, params, scores_out,
-              shares_out, counters_out, seats_out, status_out):
-    """Blocks first_block..last_block-1 (BLOCK games each) of the chunk of games
-    start..start+n_games-1 of run ``seed``, one output column each, without the GIL
-    (``simcore.play.on_threads`` plays several spans at once).  Each game's randomness depends
-    only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes only its own
-    column, so the result is the same for any thread count, span or chunking."""
+@kernel(globals(), parallel=True)
+def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+              seats_out, status_out):
+    """Games start..start+n_games-1 of run ``seed``, one output column each, in parallel over
+    blocks of BLOCK games.  Each game's randomness depends only on (seed, game index) (``keys`` =
+    ``seat_keys(seed)``) and it writes only its own column, so the result is the same for any
+    thread count or chunking."""
     n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
     all_random = True
     for s in range(n_players):
         all_random = all_random and strategies[s] == RANDOM
-    for b in range(first_block, last_block):
+    for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)

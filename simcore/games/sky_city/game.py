@@ -2,7 +2,6 @@
 tallies, round logs, replays."""
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,6 @@ import numpy as np
 from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, Lineup, per_seat
 from simcore.games.sky_city import rules as sc
-from simcore.play import block_spans, on_threads
 from simcore.rng import seat_keys
 
 
@@ -49,16 +47,11 @@ class SkyCity(Game, rules=sc):
         winners = np.zeros(n, dtype=np.int64)
         counters = np.zeros((n, sc.N_COUNTERS), dtype=np.uint16)
         rows, width = len(setup.full_deck), setup.odds.shape[1]
-        spans = block_spans(n)
-        # each span adds its trap tallies into its own arrays (whole numbers: any order sums alike)
-        judged = np.zeros((len(spans), rows, width), dtype=np.int64)
-        fired = np.zeros((len(spans), rows, width), dtype=np.int64)
-        stats = np.zeros((len(spans), rows, sc.N_TRAP_STATS), dtype=np.int64)
-        args = (seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                lineup.params, scores, winners, counters)
-        on_threads([partial(lineup.kernels.run_chunk, first, last, *args, judged[k], fired[k], stats[k])
-                    for k, (first, last) in enumerate(spans)])
-        judged, fired, stats = judged.sum(axis=0), fired.sum(axis=0), stats.sum(axis=0)
+        judged = np.zeros((rows, width), dtype=np.int64)
+        fired = np.zeros((rows, width), dtype=np.int64)
+        stats = np.zeros((rows, sc.N_TRAP_STATS), dtype=np.int64)
+        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
+                                 lineup.params, scores, winners, counters, judged, fired, stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
         self._tallies = {"judged": judged.tolist(), "fired": fired.tolist(), "stats": stats.tolist(),
                          "rounds": int(counters[:, sc.C_ROUNDS].sum()), "games": n}

@@ -271,16 +271,18 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
     return winner
 
 
-@kernel(globals(), nogil=True)
-def run_chunk(first_block, last_block, seed, keys, start, n_games, rules, codes, trap_ids, odds, strategies, params,
-              scores_out, winner_out, counters_out, judged_out, fired_out, stats_out):
-    """Blocks first_block..last_block-1 (BLOCK games each) of the chunk of games
-    start..start+n_games-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``), one row each, without
-    the GIL (``simcore.play.on_threads`` plays several spans at once); judged_out/fired_out[trap,
-    dice] and stats_out get the span's fresh-dice judgement tallies added (each span has its own:
-    whole numbers, so the chunk's sums are the same for any thread count or span)."""
+@kernel(globals(), parallel=True)
+def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
+              counters_out, judged_out, fired_out, stats_out):
+    """Games start..start+n_games-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``), one row each;
+    judged_out/fired_out[trap, dice] get the fresh-dice judgement tallies summed over the chunk
+    (per-block tallies, merged after)."""
     n_players = rules[R_PLAYERS]
-    for b in range(first_block, last_block):
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    block_judged = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    block_fired = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    block_stats = np.zeros((n_blocks, judged_out.shape[0], N_TRAP_STATS), dtype=np.int64)
+    for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
@@ -292,13 +294,17 @@ def run_chunk(first_block, last_block, seed, keys, start, n_games, rules, codes,
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
-                               seat_streams, table, order, counts, points, totals, counters, judged_out,
-                               fired_out, stats_out, log)
+                               seat_streams, table, order, counts, points, totals, counters, block_judged[b],
+                               block_fired[b], block_stats[b], log)
             winner_out[g] = winner
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
             for c in range(N_COUNTERS):
                 counters_out[g, c] = counters[c]
+    for b in range(n_blocks):
+        judged_out += block_judged[b]
+        fired_out += block_fired[b]
+        stats_out += block_stats[b]
 
 
 @kernel(globals())

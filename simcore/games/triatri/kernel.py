@@ -10,6 +10,7 @@ build without strategies (about three times as fast; same draws, same games).
 """
 
 import numpy as np
+from numba import prange
 
 from simcore.bits import bit, has
 from simcore.games.triatri.rules import (
@@ -291,18 +292,17 @@ def pack_gems(table, seat):
     return table[T_GEMS + 3 * seat] | (table[T_GEMS + 3 * seat + 1] << 10) | (table[T_GEMS + 3 * seat + 2] << 20)
 
 
-@kernel(globals(), nogil=True)
-def run_chunk(first_block, last_block, seed, keys, start, n_games, rules, cards, masks, strategies, params,
-              scores_out, shares_out, counters_out, gems_out, status_out):
-    """Blocks first_block..last_block-1 (BLOCK games each) of the chunk of games
-    start..start+n_games-1 of run ``seed``, one output row each, without the GIL
-    (``simcore.play.on_threads`` plays several spans at once).  Each game's randomness depends
-    only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes only its own row,
-    so the result is the same for any thread count, span or chunking."""
+@kernel(globals(), parallel=True)
+def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params, scores_out, shares_out,
+              counters_out, gems_out, status_out):
+    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
+    randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes
+    only its own row, so the result is the same for any thread count or chunking."""
     n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
     everyone_random = all_random(strategies, n_players)
     facts = card_facts(rules, cards)
-    for b in range(first_block, last_block):
+    for b in prange(n_blocks):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
