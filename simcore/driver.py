@@ -514,7 +514,7 @@ def _terminate_as_interrupt():
     The signal is also remembered, and ``_check_interrupt`` raises it again after the compile and
     after every chunk: a KeyboardInterrupt raised while Numba is inside one of llvmlite's ctypes
     callbacks (compiling, or loading a kernel from the cache) is printed as "Exception ignored"
-    and dropped, and the run would go on for hours."""
+    and dropped, and the run would otherwise play on to its last game."""
     import threading
 
     global _interrupted

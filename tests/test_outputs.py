@@ -126,7 +126,8 @@ def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
 def test_a_signal_dropped_inside_a_ctypes_callback_still_stops_the_run(tmp_path, monkeypatch):
     """A SIGTERM whose KeyboardInterrupt lands inside one of llvmlite's ctypes callbacks (Numba
     compiling or loading a kernel) is printed as "Exception ignored" and dropped; the run must
-    stop anyway, at the next chunk, and keep nothing half-written (it went on for hours once)."""
+    stop anyway, at the next chunk, and keep nothing half-written (test_cli's SIGTERM test once hung
+    on a run that went on)."""
     import ctypes
 
     from simcore import driver
