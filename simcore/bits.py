@@ -61,12 +61,10 @@ def mask_to_list(x: int) -> list[int]:
     """Plain-Python: the set bit indices of ``x``, ascending."""
     x = int(x)
     out = []
-    i = 0
-    while x:
-        if x & 1:
-            out.append(i)
-        x >>= 1
-        i += 1
+    while x:  # one step per set bit, lowest first
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
     return out
 
 

@@ -115,6 +115,15 @@ class Columns:
         return out
 
 
+def used_rows(table, column: int) -> list[list]:
+    """A log table's rows up to its first unused one (``column`` negative), as Python lists of
+    Python numbers: a game's ``log_dict`` reads every field, and one field of a numpy row at a time
+    costs more than the whole conversion."""
+    table = np.asarray(table)
+    unused = np.flatnonzero(table[:, column] < 0)
+    return table[:unused[0] if len(unused) else len(table)].tolist()
+
+
 def per_seat(prefix: str, players: int) -> tuple[str, ...]:
     """``score_0 .. score_{players-1}``: the names of a per-seat block of columns."""
     return tuple(f"{prefix}_{s}" for s in range(players))

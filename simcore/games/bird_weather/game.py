@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, per_seat
+from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.games.bird_weather import rules as bw
 from simcore.games.bird_weather import reference as ref
 from simcore.bits import mask_to_list
@@ -87,9 +87,7 @@ class BirdWeather(Game, rules=bw):
                 "facedown": [card[facedowns[d, s]] if facedowns[d, s] >= 0 else None for s in range(p)],
             })
         tricks = []
-        for row in log:
-            if row[bw.L_TRICK] < 0:
-                break
+        for row in used_rows(log, bw.L_TRICK):
             cards = [card[row[bw.L_CARD + i]] for i in range(p)]
             lead = cards[0]
             tricks.append({

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.game import Columns, Event, Game, Lineup, per_seat, used_rows
 from simcore.games.chimera import rules as cm
 from simcore.replays import rounds_with_tricks, scenario_logs
 
@@ -112,9 +112,7 @@ class Chimera(Game, rules=cm):
         cards = lambda mask: [name(c) for c in _bits(mask)]  # noqa: E731
         tricks, moves = [], []
         taken = {}
-        for row in log:
-            if row[cm.L_ROUND] < 0:
-                break
+        for row in used_rows(log, cm.L_ROUND):
             leader = int(row[cm.L_LEADER])
             plays = [int(row[cm.L_MOVES + i]) for i in range(p)]
             moves += [[m >> 1, m & 1] for m in plays]
@@ -129,9 +127,7 @@ class Chimera(Game, rules=cm):
                 "grimoire_value": setup.grimoires[int(row[cm.L_GRIMOIRE])], "crystal": bool(row[cm.L_CRYSTAL]),
                 "crystals_left": int(row[cm.L_LEFT]), "next_grimoire": int(row[cm.L_NEXT])})
         rounds = []
-        for row in round_log:
-            if row[cm.G_ROUND] < 0:
-                break
+        for row in used_rows(round_log, cm.G_ROUND):
             r = int(row[cm.G_ROUND])
             done = bool(row[cm.G_DONE])
             rounds.append({

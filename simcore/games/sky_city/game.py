@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.game import Columns, Event, Game, Lineup, per_seat, used_rows
 from simcore.games.sky_city import rules as sc
 from simcore.rng import seat_keys
 
@@ -119,9 +119,7 @@ class SkyCity(Game, rules=sc):
 
     def log_dict(self, setup, log, totals, counters, winner: int) -> dict:
         rounds = []
-        for row in log:
-            if row[sc.L_ROUND] < 0:
-                break
+        for row in used_rows(log, sc.L_ROUND):
             n_dice = int(row[sc.L_NDICE])
             rounds.append({
                 "round": int(row[sc.L_ROUND]), "trap": setup.full_deck.traps[row[sc.L_TRAP]].name,

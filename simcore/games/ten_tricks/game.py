@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.bits import mask_to_list
-from simcore.game import Columns, Event, Game, per_seat
+from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.games.ten_tricks import rules as tt
 from simcore.replays import rounds_with_tricks, scenario_logs
 
@@ -56,40 +56,44 @@ class TenTricks(Game, rules=tt):
 
     def log_dict(self, setup, log, round_log, scores, shares, counters, uppers) -> dict:
         p = setup.players
-        name = setup.card_name
-        names = lambda mask: [name(c) for c in mask_to_list(mask)]  # noqa: E731
+        name = [setup.card_name(c) for c in range(tt.N_CARDS)].__getitem__
+        known = {0: ()}  # a card mask's names: most masks of a game come back trick after trick
+
+        def names(mask):
+            hit = known.get(mask)
+            if hit is None:
+                hit = known[mask] = tuple(map(name, mask_to_list(mask)))
+            return list(hit)
+
+        log = used_rows(log, tt.L_ROUND)
         tricks = []
         for row in log:
-            if row[tt.L_ROUND] < 0:
-                break
-            leader = int(row[tt.L_LEADER])
+            leader = row[tt.L_LEADER]
             tricks.append({
-                "round": int(row[tt.L_ROUND]), "trick": int(row[tt.L_TRICK]), "leader": leader,
+                "round": row[tt.L_ROUND], "trick": row[tt.L_TRICK], "leader": leader,
                 "plays": [[(leader + i) % p, name(row[tt.L_PLAYS + i])] for i in range(p)],
-                "winner": int(row[tt.L_WINNER]), "infected": bool(row[tt.L_LEVEL] >= 0),
-                "level": max(int(row[tt.L_LEVEL]), 0), "lost": names(row[tt.L_LOST]),
+                "winner": row[tt.L_WINNER], "infected": row[tt.L_LEVEL] >= 0,
+                "level": max(row[tt.L_LEVEL], 0), "lost": names(row[tt.L_LOST]),
                 "rescued": [names(row[tt.L_RESCUED + s]) for s in range(p)],
-                "tracks": [int(row[tt.L_TRACKS + s]) for s in range(p)],
+                "tracks": row[tt.L_TRACKS:tt.L_TRACKS + p],
                 "upper": [names(row[tt.L_UPPER + s]) for s in range(p)],
                 "lower": [names(row[tt.L_LOWER + s]) for s in range(p)]})
         rounds = []
-        for row in round_log:
-            if row[tt.G_ROUND] < 0:
-                break
+        for row in used_rows(round_log, tt.G_ROUND):
             done = row[tt.G_SCORES] != -9
-            swap_seat = int(row[tt.G_SWAP_SEAT])
+            swap_seat = row[tt.G_SWAP_SEAT]
             rounds.append({
-                "round": int(row[tt.G_ROUND]), "removed_colour": int(row[tt.G_REMOVED]),
+                "round": row[tt.G_ROUND], "removed_colour": row[tt.G_REMOVED],
                 "hands": [names(row[tt.G_HANDS + s]) for s in range(p)],
                 "swap_offers": mask_to_list(row[tt.G_OFFERS]),
                 "swap": [swap_seat, name(row[tt.G_SWAP_CARD])] if swap_seat >= 0 else None,
-                "leader": int(row[tt.G_LEADER]),
-                "round_scores": [int(row[tt.G_SCORES + s]) for s in range(p)] if done else [],
-                "totals_after": [int(row[tt.G_TOTALS + s]) for s in range(p)] if done else [],
-                "tracks_end": [int(row[tt.G_TRACKS + s]) for s in range(p)] if done else [],
-                "lost_counts": [int(row[tt.G_LOST + s]) for s in range(p)] if done else []})
+                "leader": row[tt.G_LEADER],
+                "round_scores": row[tt.G_SCORES:tt.G_SCORES + p] if done else [],
+                "totals_after": row[tt.G_TOTALS:tt.G_TOTALS + p] if done else [],
+                "tracks_end": row[tt.G_TRACKS:tt.G_TRACKS + p] if done else [],
+                "lost_counts": row[tt.G_LOST:tt.G_LOST + p] if done else []})
         shares = [float(x) for x in shares[:p]]
-        ids = {"cards": [int(row[tt.L_PLAYS + i]) for row in log if row[tt.L_ROUND] >= 0 for i in range(p)]}
+        ids = {"cards": [row[tt.L_PLAYS + i] for row in log for i in range(p)]}
         return {"game": self.name, "players": p, "rounds": rounds, "tricks": tricks,
                 "scores": [int(x) for x in scores[:p]], "upper_counts": [int(x) for x in uppers[:p]],
                 "shares": shares, "winner": shares.index(1.0) if 1.0 in shares else -1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.bits import mask_to_list
-from simcore.game import Columns, Event, Game, per_seat
+from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.games.triatri import rules as tt
 from simcore.replays import rounds_with_tricks
 
@@ -70,9 +70,7 @@ class TriATri(Game, rules=tt):
         p = setup.players
         name = setup.card_name
         rounds = []
-        for row in deal_log:
-            if row[tt.D_ROUND] < 0:
-                break
+        for row in used_rows(deal_log, tt.D_ROUND):
             if not rounds or rounds[-1]["round"] != row[tt.D_ROUND]:
                 rounds.append({"round": int(row[tt.D_ROUND]), "deals": [], "start": -1})
             rounds[-1]["deals"].append({
@@ -80,9 +78,7 @@ class TriATri(Game, rules=tt):
                 "bids": [name(row[tt.D_BIDS + s]) for s in range(p)]})
             rounds[-1]["start"] = int(row[tt.D_START])
         tricks = []
-        for row in log:
-            if row[tt.L_ROUND] < 0:
-                break
+        for row in used_rows(log, tt.L_ROUND):
             start = int(row[tt.L_START])
             order = [(start + i) % p for i in range(p)]
             tricks.append({
