@@ -17,6 +17,13 @@ TEST_GAME = ("high-card", "high_card.game:HighCard", "high_card.strategies")
 
 TESTS = Path(__file__).resolve().parent
 
+# The coverage rule: a differential run (kernel against reference, game for game) asserts floors
+# on how often it exercised each rule, and plays games enough that every floor F is expected to be
+# cleared 1.5 times over and by at least 4 Poisson standard deviations: an expected count
+# E >= max(1.5 F, (2 + sqrt(4 + F))^2); the second term binds for small floors (2.4 F at F = 20).
+# The counts at a test's fixed seed are fixed; the margin guards against a change of the rules or
+# of the random streams.  Each test writes beside its sizes the games its binding floor needed.
+
 
 def pytest_sessionstart(session):
     """Before pytest-xdist starts its workers (its own hook runs last): compile the kernels of

@@ -5,10 +5,8 @@ import pytest
 
 from simcore.errors import BalanceError
 
-# sized so every coverage floor of the test is expected to be cleared 1.5 times over and by at least
-# 4 Poisson standard deviations (expected count E >= max(1.5 F, (2 + sqrt(4 + F))^2) for floor F;
-# the count of each seed is fixed, the margin is for changes to the rules or streams); the binding
-# one: zero wins, 1,906 / 3,824 games needed at 4 / 5 players (reversals, 1,406 at 3)
+# sized by the coverage rule of tests/conftest.py; the binding one: zero wins, 1,906 / 3,824 games
+# needed at 4 / 5 players (reversals, 1,406 at 3)
 DIFFERENTIAL_GAMES = 4_000
 
 

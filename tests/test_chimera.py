@@ -14,11 +14,8 @@ from simcore.games.chimera import rules as cm
 from simcore.games.chimera.game import _Replay, reference_log, reference_rules
 from simcore.games.chimera import reference as ref
 
-# games per player count, sized so every coverage floor of the test is expected to be cleared 1.5
-# times over and by at least 4 Poisson standard deviations (expected count E >= max(1.5 F, (2 +
-# sqrt(4 + F))^2) for floor F; the count of each seed is fixed, the margin is for changes to the
-# rules or streams); the binding ones: negative scores at 3 players, 9,198 games needed; shared wins
-# at 4, 2,597
+# games per player count, sized by the coverage rule of tests/conftest.py; the binding ones:
+# negative scores at 3 players, 9,198 games needed; shared wins at 4, 2,597
 DIFFERENTIAL_GAMES = {3: 9_500, 4: 3_000}
 BATCH = 1_000  # logged games are compared batch by batch: memory stays bounded
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,10 +13,8 @@ from simcore.games.sky_city import reference as ref
 from simcore.games.sky_city import rules as sc
 from simcore.games.sky_city.game import reference_log, reference_rules
 
-# sized so every coverage floor of the test is expected to be cleared 1.5 times over and by at least
-# 4 Poisson standard deviations (expected count E >= max(1.5 F, (2 + sqrt(4 + F))^2) for floor F;
-# the count of each seed is fixed, the margin is for changes to the rules or streams); the binding
-# one: first-roll triggers, 6,316 / 7,702 / 8,683 games needed at 3 / 4 / 5 players
+# sized by the coverage rule of tests/conftest.py; the binding one: first-roll triggers, 6,316 /
+# 7,702 / 8,683 games needed at 3 / 4 / 5 players
 DIFFERENTIAL_GAMES = 9_000
 SHARED_COUNTERS = ("rounds", "first_roll_triggers", "escapes", "escapes_succeeded", "zero_bonuses", "all_zero_rounds")
 

@@ -12,11 +12,8 @@ from simcore.game import get_game
 from simcore.games.ten_tricks.game import reference_log, reference_rules
 from simcore.games.ten_tricks import reference as ref
 
-# games per player count, sized so every coverage floor of the test is expected to be cleared 1.5
-# times over and by at least 4 Poisson standard deviations (expected count E >= max(1.5 F, (2 +
-# sqrt(4 + F))^2) for floor F; the count of each seed is fixed, the margin is for changes to the
-# rules or streams); the binding ones: shared wins (floor 20) at 3 players, 7,933 games needed; at
-# 4, 5,100
+# games per player count, sized by the coverage rule of tests/conftest.py; the binding ones: shared
+# wins (floor 20) at 3 players, 7,933 games needed; at 4, 5,100
 DIFFERENTIAL_GAMES = {3: 8_000, 4: 5_500}
 SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("ten-tricks-*.json"))
 CHECKED_SCENARIOS = [p for p in SCENARIOS if "expect" in json.loads(p.read_text())]

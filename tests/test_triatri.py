@@ -11,11 +11,8 @@ from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
 from simcore.games.triatri.game import reference_log
 
-# games per player count, sized so every coverage floor of the test is expected to be cleared 1.5
-# times over and by at least 4 Poisson standard deviations (expected count E >= max(1.5 F, (2 +
-# sqrt(4 + F))^2) for floor F; the count of each seed is fixed, the margin is for changes to the
-# rules or streams); the binding ones: doubled gems at 2 players, 5,601 games needed; redeals at 3,
-# 4,994; instant wins at 4, 12,367
+# games per player count, sized by the coverage rule of tests/conftest.py; the binding ones: doubled
+# gems at 2 players, 5,601 games needed; redeals at 3, 4,994; instant wins at 4, 12,367
 DIFFERENTIAL_GAMES = {2: 6_000, 3: 5_000, 4: 12_500}
 SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scenarios").glob("triatri-*.json"))
 

@@ -44,11 +44,12 @@ def shares(workers: int) -> list[list[str]]:
     plug-in builds go with the game: they reuse its stock kernels, which the same process has just
     compiled (another process compiling them at the same time would do it twice)."""
     games = sorted(COST, key=_cost, reverse=True)
+    used = min(workers, len(games))  # more processes than games: the rest get nothing
     best, best_end = None, float("inf")
-    for deal in itertools.product(range(workers), repeat=len(games)):
+    for deal in itertools.product(range(used), repeat=len(games)):
         if deal[0] != 0:  # the workers are alike: the longest game goes to the first
             continue
-        load = [0.0] * workers
+        load = [0.0] * used
         for game, k in zip(games, deal):
             load[k] += _cost(game)
         if max(load) < best_end:
