@@ -132,9 +132,21 @@ def next_u64(streams, k):
 
 
 @njit(cache=True, inline="always")
+def step_below(state, n):
+    """(uniform integer in [0, n), the state after): one draw of a generator held in a local
+    variable, which a loop of many draws keeps in a register (a deal's shuffle, a search's
+    playout); ``below`` is the same draw through the stream array, so the two can take turns on
+    one sequence.  Drawing through the array in such a loop costs a store and a reload per draw:
+    the compiler cannot tell the array's slot from the arrays the loop writes."""
+    state += GOLDEN
+    return np.int64(((mix64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)), state
+
+
+@njit(cache=True, inline="always")
 def below(streams, k, n):
     """Uniform integer in [0, n) from stream k (n >= 1)."""
-    return np.int64(((next_u64(streams, k) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    value, streams[k] = step_below(streams[k], n)
+    return value
 
 
 @njit(cache=True, inline="always")
@@ -142,9 +154,8 @@ def below_in_row(streams, row, k, n):
     """``below(streams[row], k, n)`` without making the row a view of its own: a view of a 2-D
     array costs a reference count taken and given back (two atomic operations), which in a play
     loop's innermost step outweighs the draw itself.  The same draw, the same stream state after."""
-    s = streams[row, k] + GOLDEN
-    streams[row, k] = s
-    return np.int64(((mix64(s) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    value, streams[row, k] = step_below(streams[row, k], n)
+    return value
 
 
 @njit(cache=True, inline="always")

@@ -27,8 +27,8 @@ import numpy as np
 from simcore.bits import bit, kth_index, kth_set_bit, lowest_index, popcount
 from simcore.games.bird_weather.rules import (
     FACEDOWN_HIDDEN, FACEDOWN_NONE, MAX_PLAYERS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, REVERSAL, T_DEAL,
-    T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID, T_WON, TABLE_WIDTH, legal_plays,
-    resolve_trick, trick_points, unseen_mask,
+    T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID, T_WON, TABLE_WIDTH, digits,
+    legal_plays, resolve_trick, trick_points, unseen_mask,
 )
 from simcore.jit import kernel
 from simcore.rng import mix64
@@ -245,7 +245,7 @@ def take_points(table, facedown, seen, winner, pick_seat, points, number):
         facedown[pick_seat] = FACEDOWN_NONE
         table[T_FACEDOWN + pick_seat] = FACEDOWN_NONE
         seen |= bit(card)
-        points = number[card] % 10
+        points = digits(number[card])[1]
     table[T_SCORE + winner] += points
     table[T_WON + winner] += 1
     return seen
@@ -264,7 +264,7 @@ def playout(table, hands, facedown, seen, leader, first, trick, rules, number, f
         table[T_LEADER] = leader
         lead = table[T_PLAY] if first > 0 else -1
         for i in range(first, n_players):
-            seat = (leader + i) % n_players
+            seat = leader + i - n_players if leader + i >= n_players else leader + i
             table[T_NPLAYED] = i
             legal = legal_plays(hands[seat], lead, follow)
             card = playout_play(policy, hp, seat, hands[seat], legal, seen, table, number, follow, rules, rng)
@@ -275,7 +275,7 @@ def playout(table, hands, facedown, seen, leader, first, trick, rules, number, f
                 lead = card
         table[T_NPLAYED] = n_players
         win_pos, kind, points_pos, points = trick_points(table, number, rules, n_players)
-        winner = (leader + win_pos) % n_players
+        winner = leader + win_pos - n_players if leader + win_pos >= n_players else leader + win_pos
         pick_seat = -1
         if points == 0 and rules[R_FACEDOWN] != 0:
             available = np.uint64(0)
@@ -330,7 +330,7 @@ def random_playout(table, hands, facedown, leader, first, trick, rules, number, 
             k, state = step_below(state, popcount(available))
             pick_seat = kth_set_bit(available, k)
             available &= ~bit(pick_seat)
-            points = number[facedown[pick_seat]] % 10
+            points = digits(number[facedown[pick_seat]])[1]
             facedown[pick_seat] = FACEDOWN_NONE
         table[T_SCORE + winner] += points
         leader = winner

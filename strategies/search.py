@@ -25,7 +25,7 @@ import numpy as np
 from simcore.bits import bit, kth_set_bit, lowest_index, popcount
 from simcore.errors import BalanceError
 from simcore.jit import kernel
-from simcore.rng import GOLDEN, PLAY, mix64, next_u64
+from simcore.rng import PLAY, next_u64, step_below
 
 # the parameter row of a search seat
 P_DETERMINIZATIONS, P_PLAYOUTS, P_POLICY, P_MARGIN = 0, 1, 2, 3
@@ -150,15 +150,6 @@ def search_rng(streams):
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = next_u64(streams, PLAY)
     return rng
-
-
-@kernel(globals(), inline="always")
-def step_below(state, n):
-    """(uniform integer in [0, n), the state after): one draw of a generator held in a local
-    variable, which a playout keeps in a register; ``below_local`` is the same draw through the
-    one-slot array, so the two can take turns on one sequence."""
-    state += GOLDEN
-    return np.int64(((mix64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)), state
 
 
 @kernel(globals(), inline="always")

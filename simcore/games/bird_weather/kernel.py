@@ -27,7 +27,7 @@ from simcore.games.bird_weather.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, withhold
-from simcore.rng import DEAL, N_STREAMS, below, seed_game, seed_seats, seed_streams
+from simcore.rng import DEAL, N_STREAMS, seed_game, seed_seats, seed_streams, step_below
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_facedown = strategy.choose_facedown
@@ -37,21 +37,36 @@ RANDOM = strategy.RANDOM  # the one player that reads nothing of the table: no c
 random_card_of_seat = strategy.random_card_of_seat  # its pick, drawn in place from seat_streams[seat]
 
 
+NO_SCRIPT = np.empty(0, dtype=np.int64)  # a compile-time constant: no allocation per game
+
+
 @kernel(globals(), inline="always")
 def deal_hands(streams, rules, deck, hands):
-    """Shuffle the deck (Fisher–Yates on the DEAL stream) and deal hand_size cards each."""
+    """Shuffle the deck (Fisher–Yates on the DEAL stream) and deal hand_size cards each: seat s
+    gets deck positions [s * hand_size, (s + 1) * hand_size).  Fisher–Yates fixes position i in its
+    step i (from the top down), so each card goes into its hand as soon as it is fixed: one pass."""
     n_cards = rules[R_DECK]
+    hand_size = rules[R_HAND]
     for i in range(n_cards):
         deck[i] = i
+    seat = rules[R_PLAYERS] - 1
+    first = seat * hand_size  # the lowest deck position dealt to ``seat``
+    h = np.uint64(0)
+    state = streams[DEAL]  # kept in a register: each draw is below(streams, DEAL, i + 1)
     for i in range(n_cards - 1, 0, -1):
-        j = below(streams, DEAL, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    hand_size = rules[R_HAND]
-    for s in range(rules[R_PLAYERS]):
-        h = np.uint64(0)
-        for k in range(s * hand_size, (s + 1) * hand_size):
-            h |= bit(deck[k])
-        hands[s] = h
+        j, state = step_below(state, i + 1)
+        card = deck[j]
+        deck[j] = deck[i]
+        deck[i] = card
+        if i < first + hand_size:
+            h |= bit(card)
+            if i == first:
+                hands[seat] = h
+                h = np.uint64(0)
+                seat -= 1
+                first -= hand_size
+    hands[0] = h | bit(deck[0])
+    streams[DEAL] = state
 
 
 @kernel(globals(), inline="always")
@@ -66,7 +81,24 @@ def hide_own(table, facedown, seat):
     table[T_FACEDOWN + seat] = FACEDOWN_HIDDEN if facedown[seat] >= 0 else FACEDOWN_NONE
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
+def play_random_trick(table, hands, leader, n_players, follow, withheld, seat_streams):
+    """One trick's cards, every seat random: each seat draws its card in place (``random_card_of_seat``,
+    the draw the general loop makes) and the cards go to table[T_PLAY + i] for the resolution."""
+    lead = -1
+    for i in range(n_players):
+        seat = leader + i
+        if seat >= n_players:
+            seat -= n_players
+        row = np.uint64(seat)  # an unsigned index: no test for Python's negative indices
+        card = random_card_of_seat(withhold(legal_plays(hands[row], lead, follow), withheld), seat_streams, row)
+        hands[row] &= ~bit(card)
+        table[T_PLAY + i] = card
+        if i == 0:
+            lead = card
+
+
+@kernel(globals(), inline="always")
 def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seat_streams,
               counters, script, script_picks, log, log_row):
     """Play the tricks of one deal from the position in ``table``/``hands``/``facedown`` (each
@@ -86,26 +118,36 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
         table[T_VOID + s] = 0
     step = 0
     pick_step = 0
+    withheld = np.uint64(rules[R_WITHHELD])
+    # Every seat random and nothing scripted: no strategy reads the table, so a card play is the
+    # draw and the hand only (``play_random_trick``: the same draws, the same cards).
+    lean = script.shape[0] == 0
+    for s in range(n_players):
+        lean = lean and strategies[s] == RANDOM
     for trick in range(n_tricks):
         table[T_TRICK] = trick
         table[T_LEADER] = leader
         lead = -1
-        for i in range(n_players):
+        if lean:
+            play_random_trick(table, hands, leader, n_players, follow, withheld, seat_streams)
+            step += n_players
+        for i in range(0 if lean else n_players):
             table[T_NPLAYED] = i
-            seat = (leader + i) % n_players
-            legal = withhold(legal_plays(hands[seat], lead, follow), np.uint64(rules[R_WITHHELD]))
+            seat = leader + i  # the seat after the last is the first (no integer division per card)
+            if seat >= n_players:
+                seat -= n_players
+            legal = withhold(legal_plays(hands[seat], lead, follow), withheld)
             if step < script.shape[0]:
                 card = script[step]
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return step
+            elif strategies[seat] == RANDOM:  # its pick is one of ``legal`` by construction
+                card = random_card_of_seat(legal, seat_streams, seat)
             else:
-                if strategies[seat] == RANDOM:
-                    card = random_card_of_seat(legal, seat_streams, seat)
-                else:
-                    show_own(table, facedown, seat)
-                    card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
-                                       table, number, follow, rules, seat_streams[seat])
-                    hide_own(table, facedown, seat)
+                show_own(table, facedown, seat)
+                card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen,
+                                   table, number, follow, rules, seat_streams[seat])
+                hide_own(table, facedown, seat)
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
             step += 1
@@ -114,15 +156,16 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
             table[T_PLAY + i] = card
             if i == 0:
                 lead = card
-            elif (follow[lead] >> np.uint64(card)) & np.uint64(1) == 0:  # could not follow: shows a void
-                table[T_VOID + seat] |= np.int64(follow[lead])
+            else:  # a card that does not follow shows a void (branch-free: under random play a coin toss)
+                missed = ((follow[lead] >> np.uint64(card)) & np.uint64(1)) ^ np.uint64(1)
+                table[T_VOID + seat] |= np.int64(follow[lead] & (np.uint64(0) - missed))
         table[T_NPLAYED] = n_players
         win_pos, kind, points_pos, points = trick_points(table, number, rules, n_players)
-        winner = (leader + win_pos) % n_players
-        if kind == REVERSAL:
-            counters[C_REVERSALS] += 1
-        elif kind == ZERO_WIN:
-            counters[C_ZERO_WINS] += 1
+        winner = leader + win_pos
+        if winner >= n_players:
+            winner -= n_players
+        counters[C_REVERSALS] += kind == REVERSAL
+        counters[C_ZERO_WINS] += kind == ZERO_WIN
         pick_seat = -1
         pick_card = -1
         if points == 0:
@@ -184,7 +227,6 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
     ``keys``: ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
     n_players = rules[R_PLAYERS]
     seed_game(streams, seat_streams, seed, keys, index)
-    no_script = np.empty(0, dtype=np.int64)
     for s in range(n_players):
         totals[s] = 0
     for c in range(N_COUNTERS):
@@ -215,7 +257,7 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
                 if d < facedowns.shape[0]:
                     facedowns[d, s] = card
         status = play_deal(table, hands, facedown, d % n_players, rules[R_TRICKS], rules, number, follow, strategies,
-                           params, seat_streams, counters, no_script, no_script, log, d * rules[R_TRICKS])
+                           params, seat_streams, counters, NO_SCRIPT, NO_SCRIPT, log, d * rules[R_TRICKS])
         if status != FINISHED:
             return status
         for s in range(n_players):

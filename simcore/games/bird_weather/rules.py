@@ -94,6 +94,15 @@ def legal_plays(hand, lead, follow):
 
 
 @kernel(globals(), inline="always")
+def digits(no):
+    """(tens, ones) of a card number without a division: for 0 <= no <= 1028, (no * 205) >> 11 is
+    exactly no // 10, and card numbers are two-digit (make_setup).  A signed ``// 10`` compiles to
+    a multiply and a sign correction, and the trick's resolution takes the digits of every card."""
+    tens = (no * 205) >> 11
+    return tens, no - 10 * tens
+
+
+@kernel(globals(), inline="always")
 def resolve_trick(table, number, rules, n_played):
     """Decide a trick from the cards in ``table``: (winner position in play order,
     NORMAL/REVERSAL/ZERO_WIN, position of the card that sets the points).
@@ -101,9 +110,7 @@ def resolve_trick(table, number, rules, n_played):
     Only the lead and the cards that followed take part in winning (§5-②, §9);
     every card counts for the points.
     """
-    lead_no = number[table[T_PLAY]]
-    lead_tens = lead_no // 10
-    lead_ones = lead_no - 10 * lead_tens
+    lead_tens, lead_ones = digits(number[table[T_PLAY]])
     low_tens = rules[R_LOW_TENS]
     high_tens = rules[R_HIGH_TENS]
 
@@ -121,9 +128,8 @@ def resolve_trick(table, number, rules, n_played):
     low_ones = 1 << 20            # lowest ones digit of all: ones * 8 + i
     high_ones = -1                # highest ones digit of all: ones * 8 + 7 - i
     for i in range(n_played):
-        no = number[table[T_PLAY + i]]
-        tens = no // 10
-        ones = no - 10 * tens
+        no = number[np.uint64(table[T_PLAY + i])]  # unsigned: no test for negative indices
+        tens, ones = digits(no)
         same_tens = same_tens & (tens == lead_tens)
         zero_pos = max(zero_pos, i if ones == 0 else -1)
         low_ones = min(low_ones, ones * 8 + i)
@@ -149,7 +155,7 @@ def trick_points(table, number, rules, n_players):
     """A full trick in ``table``: (winner position in play order, kind, points card position,
     points before any face-down card is taken (§6-③: 0 points -> the winner takes one))."""
     win_pos, kind, points_pos = resolve_trick(table, number, rules, n_players)
-    return win_pos, kind, points_pos, number[table[T_PLAY + points_pos]] % 10
+    return win_pos, kind, points_pos, digits(number[table[T_PLAY + points_pos]])[1]
 
 
 @kernel(globals(), inline="always")
