@@ -143,6 +143,21 @@ def step_below(state, n):
 
 
 @njit(cache=True, inline="always")
+def shuffle(items, first, n, streams, k):
+    """Fisher–Yates on items[first : first + n] from stream k: for i from n - 1 down to 1, the item
+    at i swaps with the one at ``below(streams, k, i + 1)``.  Every game deals with it; the
+    generator stays in a register for the whole shuffle (``step_below``) and the indices are
+    unsigned (no test for Python's negative indices)."""
+    state = streams[k]
+    for i in range(n - 1, 0, -1):
+        j, state = step_below(state, i + 1)
+        a = np.uint64(first + i)
+        b = np.uint64(first + j)
+        items[a], items[b] = items[b], items[a]
+    streams[k] = state
+
+
+@njit(cache=True, inline="always")
 def below(streams, k, n):
     """Uniform integer in [0, n) from stream k (n >= 1)."""
     value, streams[k] = step_below(streams[k], n)

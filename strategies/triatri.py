@@ -35,11 +35,11 @@ from simcore.bits import HAS_PDEP, bit, kth_index, lowest_index, pdep, popcount,
 from simcore.games.triatri.rules import (
     CLASS_COLOURLESS, END_INSTANT, FAKE, GOES_ON, HAND_SIZE, HELD_COLOURLESS, MAX_PLAYERS, NOT_PLAYED, R_DECK,
     R_INSTANT_SETS, R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START,
-    T_SUPPLY, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, card_facts, draw_below, final_standing, game_end, gem_options,
+    T_SUPPLY, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, card_facts, final_standing, game_end, gem_options,
     land, lay_card, lead_entry, legal_cards, place_card, resolve_bid, score_of, take_gem, trick_leader, trick_state,
 )
 from simcore.jit import kernel
-from simcore.rng import PLAY, mix64
+from simcore.rng import PLAY, mix64, step_below
 from strategies.search import (  # the built-ins' ids, BUILTIN, PLUGIN_BASE, N_PARAMS, PARAMETER, SKILL_TIERS:
     # every card game's; describe_params: the budget as text (bench, reports)
     BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, POLICY_GREEDY, POLICY_HEURISTIC, P_DETERMINIZATIONS,
@@ -71,7 +71,7 @@ else:
 def random_pick(state, mask):
     """The random strategy's draw on a PLAY state held in a local: (new state, a uniform pick
     among the set bits of ``mask``).  The all-random play loop calls it directly."""
-    state, k = draw_below(state, popcount(mask))
+    k, state = step_below(state, popcount(mask))
     return state, kth_card(mask, k)
 
 

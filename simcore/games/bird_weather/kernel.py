@@ -16,7 +16,7 @@ strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/r
 import numpy as np
 from numba import prange
 
-from simcore.bits import bit
+from simcore.bits import bit, ix
 from simcore.games.bird_weather.rules import (
     C_FACEDOWN_TAKEN, C_REVERSALS, C_ZERO_POINTS, C_ZERO_SCORED, C_ZERO_WINS, L_CARD, L_DEAL, L_KIND,
     L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
@@ -90,9 +90,9 @@ def play_random_trick(table, hands, leader, n_players, follow, withheld, seat_st
         seat = leader + i
         if seat >= n_players:
             seat -= n_players
-        row = np.uint64(seat)  # an unsigned index: no test for Python's negative indices
-        card = random_card_of_seat(withhold(legal_plays(hands[row], lead, follow), withheld), seat_streams, row)
-        hands[row] &= ~bit(card)
+        card = random_card_of_seat(withhold(legal_plays(hands[ix(seat)], lead, follow), withheld), seat_streams,
+                                   ix(seat))
+        hands[ix(seat)] &= ~bit(card)
         table[T_PLAY + i] = card
         if i == 0:
             lead = card

@@ -36,7 +36,7 @@ public state a strategy may read (T_* slots), one int64 per field:
 """
 import numpy as np
 
-from simcore.bits import bit
+from simcore.bits import bit, ix
 from simcore.jit import kernel
 
 MAX_PLAYERS = 5
@@ -128,7 +128,7 @@ def resolve_trick(table, number, rules, n_played):
     low_ones = 1 << 20            # lowest ones digit of all: ones * 8 + i
     high_ones = -1                # highest ones digit of all: ones * 8 + 7 - i
     for i in range(n_played):
-        no = number[np.uint64(table[T_PLAY + i])]  # unsigned: no test for negative indices
+        no = number[ix(table[T_PLAY + i])]
         tens, ones = digits(no)
         same_tens = same_tens & (tens == lead_tens)
         zero_pos = max(zero_pos, i if ones == 0 else -1)

@@ -12,7 +12,7 @@ is allocated per game: every scratch value lives in the per-block ``work`` and `
 import numpy as np
 from numba import prange
 
-from simcore.bits import bit, has, popcount
+from simcore.bits import bit, has, ix, popcount
 from simcore.games.chimera.rules import (
     C_CANNOT_FOLLOW, C_CHIMERA_WINS, C_CONVERSION_POINTS, C_CONVERSIONS, C_CRYSTALS_MISSED, C_CRYSTALS_TAKEN,
     C_DELIBERATE, C_FOLLOWER_PLAYS, C_HAND_SQ, C_LEADER_WINS, C_LOSS_THEN_WON, C_LOSSES_NOT_LAST, C_PASSED,
@@ -25,13 +25,13 @@ from simcore.games.chimera.rules import (
     R_WINNER_LEADS, RANK_BINS, ROUND_LOG_WIDTH, S_CRYSTALS, S_GRIMOIRES, S_VALUE, T_CRYSTALS, T_CRYSTALS_LEFT,
     T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PILE, T_PLAYED, T_PLAYS, T_RANK, T_ROUND, T_SEEN, T_SHEET, T_SUITS,
     T_HELD, T_IN_PLAY, T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, ZERO_TENS,
-    award_trick, best_following_rank, clear_sheet, ix, legal_masks, next_seat, pick, place_card, round_score,
+    award_trick, best_following_rank, clear_sheet, legal_masks, next_seat, pick, place_card, round_score,
     suit_of, trick_winner,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
-from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams
+from simcore.rng import DEAL, N_STREAMS, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_play = strategy.choose_play
@@ -63,9 +63,7 @@ def deal(rules, streams, hands, work, info):
     d = rules[R_DECK_SIZE]
     for i in range(d):
         work[W_DECK + i] = rules[R_DECK + i]
-    for i in range(d - 1, 0, -1):
-        j = below(streams, DEAL, i + 1)
-        work[W_DECK + i], work[W_DECK + j] = work[W_DECK + j], work[W_DECK + i]
+    shuffle(work, W_DECK, d, streams, DEAL)
     for s in range(n_players):
         hand = np.uint64(0)
         for k in range(t):
@@ -81,9 +79,7 @@ def deal(rules, streams, hands, work, info):
     if g > t:
         for i in range(g):
             work[W_ORDER + i] = i
-        for i in range(g - 1, 0, -1):
-            j = below(streams, DEAL, i + 1)
-            work[W_ORDER + i], work[W_ORDER + j] = work[W_ORDER + j], work[W_ORDER + i]
+        shuffle(work, W_ORDER, g, streams, DEAL)
         for i in range(t):
             in_play |= bit(work[W_ORDER + i])
     else:
@@ -154,9 +150,7 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
         else:
             for i in range(n_tricks):
                 work[ix(W_ORDER + i)] = work[ix(W_INPLAY + i)]
-            for i in range(n_tricks - 1, 0, -1):
-                j = below(streams, DEAL, i + 1)
-                work[ix(W_ORDER + i)], work[ix(W_ORDER + j)] = work[ix(W_ORDER + j)], work[ix(W_ORDER + i)]
+            shuffle(work, W_ORDER, n_tricks, streams, DEAL)
         table[T_ROUND] = rnd
         table[T_SEEN] = 0
         table[T_CRYSTALS_LEFT] = rules[R_CRYSTALS]   # every crystal is back at each round start

@@ -52,7 +52,7 @@ the card was placed; -1 = empty slot) plus the mask of every card on it (covered
 import numba
 import numpy as np
 
-from simcore.bits import HAS_PDEP, bit, leading_zeros, pdep, popcount, trailing_zeros
+from simcore.bits import HAS_PDEP, bit, ix, leading_zeros, pdep, popcount, trailing_zeros
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 
@@ -157,14 +157,6 @@ INFO_WIDTH = I_TOTALS + MAX_PLAYERS
 
 # ---------------------------------------------------------------------------
 # Rules as small compiled helpers (shared by the play loop and the strategies)
-
-@kernel(globals(), inline="always")
-def ix(i):
-    """An array index known to be non-negative, as uint64: Numba then leaves out the
-    negative-index wrap-around it adds to every signed index (in the play loop that was about a
-    third of the instructions)."""
-    return np.uint64(i)
-
 
 @kernel(globals(), inline="always")
 def suit_of(card):

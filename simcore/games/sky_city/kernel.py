@@ -20,7 +20,7 @@ from simcore.games.sky_city.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams, shuffle
 from simcore.games.sky_city.trap_odds import fires
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -37,12 +37,11 @@ def chance(streams, script, cursor, n):
 
 
 @kernel(globals(), inline="always")
-def shuffle(order, n, streams):
+def shuffle_traps(order, n, streams):
+    """order[:n]: the trap deck 0..n-1, shuffled from DEAL."""
     for i in range(n):
         order[i] = i
-    for i in range(n - 1, 0, -1):
-        j = below(streams, DEAL, i + 1)
-        order[i], order[j] = order[j], order[i]
+    shuffle(order, 0, n, streams, DEAL)
 
 
 @kernel(globals(), inline="always")
@@ -186,7 +185,7 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
     for c in range(N_COUNTERS):
         counters[c] = 0
     if trap_script.shape[0] == 0:
-        shuffle(order, n_traps, streams)
+        shuffle_traps(order, n_traps, streams)
     drawn = 0
     rounds = 0
     finished = False
@@ -196,7 +195,7 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
             table[T_TRAP] = trap_script[rounds]
         else:
             if drawn == n_traps:  # the deck ran out: reshuffle all of it
-                shuffle(order, n_traps, streams)
+                shuffle_traps(order, n_traps, streams)
                 drawn = 0
             table[T_TRAP] = order[drawn]
             drawn += 1

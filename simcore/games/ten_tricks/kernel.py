@@ -25,7 +25,7 @@ from simcore.games.ten_tricks.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams
+from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
@@ -86,9 +86,7 @@ def deal(hands, rules, streams, order, deal_script, work, table):
         order[n] = kth_index(m, 0)
         m &= m - np.uint64(1)
         n += 1
-    for i in range(n - 1, 0, -1):
-        j = below(streams, DEAL, i + 1)
-        order[i], order[j] = order[j], order[i]
+    shuffle(order, 0, n, streams, DEAL)
     for s in range(n_players):
         hand = np.uint64(0)
         for k in range(size):

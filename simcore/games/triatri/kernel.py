@@ -19,13 +19,13 @@ from simcore.games.triatri.rules import (
     FAKE, GOES_ON, HAND_SIZE, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
     L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_PLAYERS, R_ROUNDS, R_WITHHELD,
     T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY, T_TRICK, T_VALUE,
-    T_VOID, TABLE_WIDTH, card_facts, draw_below, final_standing, game_end, gem_options, land, lay_card, lead_entry,
+    T_VOID, TABLE_WIDTH, card_facts, final_standing, game_end, gem_options, land, lay_card, lead_entry,
     legal_cards, resolve_bid, take_gem,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams
+from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_bid = strategy.choose_bid
@@ -52,11 +52,7 @@ def deal(hands, rules, streams, order, deal_script, work):
     n = rules[R_DECK]
     for i in range(n):
         order[i] = i
-    state = streams[DEAL]
-    for i in range(n - 1, 0, -1):
-        state, j = draw_below(state, i + 1)
-        order[i], order[j] = order[j], order[i]
-    streams[DEAL] = state
+    shuffle(order, 0, n, streams, DEAL)
     for s in range(n_players):
         hand = np.uint64(0)
         for k in range(HAND_SIZE):

@@ -36,7 +36,6 @@ import numpy as np
 
 from simcore.errors import BalanceError
 from simcore.jit import kernel
-from simcore.rng import GOLDEN, mix64
 
 MAX_PLAYERS = 4
 PLAYER_COUNTS = (2, 3, 4)
@@ -208,16 +207,6 @@ def played_value(fact, previous):
     (CLASS_COLOURLESS for the first card): value_if_played, as a select rather than a branch."""
     beats_previous = (BEATS >> np.uint64(4 * (fact & 3) + previous)) & np.uint64(1)
     return fact >> FACT_DOUBLED_SHIFT if beats_previous else fact_number(fact)
-
-
-@kernel(globals(), inline="always")
-def draw_below(state, n):
-    """``simcore.rng.below`` on a stream state held in a local: (new state, uniform integer in
-    [0, n)).  The same draw, but the state stays in a register instead of a load and a store per
-    draw (the state round-trips through memory otherwise: Numba cannot tell that the ``order`` or
-    ``table`` stores between two draws leave ``streams`` alone)."""
-    state = state + GOLDEN
-    return state, np.int64(((mix64(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @kernel(globals(), inline="always")
