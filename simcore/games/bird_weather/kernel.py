@@ -314,7 +314,9 @@ def play_logged(seed, keys, index, rules, number, follow, strategies, params, lo
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     opening = np.zeros((1, MAX_PLAYERS), dtype=np.uint64)
     return play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table,
-                     hands, facedown, deck, totals, counters, opening, 0, dealt, facedowns, log)
+                     hands, facedown, deck, totals, counters, opening, np.int64(0), dealt, facedowns, log)
+    # opening_row as int64, not the literal 0: play_game then has run_chunk's signature and is
+    # compiled once, not twice (it holds the whole play loop and every strategy's dispatch)
 
 
 @kernel(globals())
