@@ -450,6 +450,8 @@ def search_play(params, seat, hand, legal, seen, table, number, follow, rules, s
                 hands[seat] &= ~bit(c)
                 ptable[T_PLAY + n] = c
                 if policy == POLICY_RANDOM:  # called here, not through a helper: see random_playout
+                    # every position and trick as int64 here and below: one compiled playout of each kind
+                    # (a literal argument, such as the 0 of a first card, compiles a version of its own)
                     totals[c] += random_playout(ptable, hands, facedown, table[T_LEADER], n + 1, table[T_TRICK], rules,
                                                 number, follow, mix64(playout_seed), seat, margin)
                 else:
@@ -494,12 +496,12 @@ def search_pick(params, seat, available, hand, seen, table, number, rules, strea
                 start_playout(table, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
                 after = take_points(ptable, facedown, seen, seat, s, 0, number)
                 if policy == POLICY_RANDOM:
-                    totals[s] += random_playout(ptable, hands, facedown, seat, 0, table[T_TRICK] + 1, rules, number,
-                                                follow, mix64(playout_seed), seat, margin)
+                    totals[s] += random_playout(ptable, hands, facedown, seat, np.int64(0), table[T_TRICK] + 1, rules,
+                                                number, follow, mix64(playout_seed), seat, margin)
                 else:
                     rng_p[0] = mix64(playout_seed)
-                    totals[s] += playout(ptable, hands, facedown, after, seat, 0, table[T_TRICK] + 1, rules, number,
-                                         follow, policy, hp, rng_p, seat, margin)
+                    totals[s] += playout(ptable, hands, facedown, after, seat, np.int64(0), table[T_TRICK] + 1, rules,
+                                         number, follow, policy, hp, rng_p, seat, margin)
         rng[0] = mix64(rng[0])
     return best_move(totals, available)
 
@@ -547,11 +549,13 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
                 deal_facedown[seat] = c
                 start_playout(base, ptable, deal_hands, hands, deal_facedown, facedown, n_players)
                 if policy == POLICY_RANDOM:
-                    totals[c] += random_playout(ptable, hands, facedown, table[T_DEAL] % n_players, 0, 0, rules, number,
+                    totals[c] += random_playout(ptable, hands, facedown, table[T_DEAL] % n_players, np.int64(0),
+                                                np.int64(0), rules, number,
                                                 follow, mix64(playout_seed), seat, margin)
                 else:
                     rng_p[0] = mix64(playout_seed)
-                    totals[c] += playout(ptable, hands, facedown, np.uint64(0), table[T_DEAL] % n_players, 0, 0, rules,
+                    totals[c] += playout(ptable, hands, facedown, np.uint64(0), table[T_DEAL] % n_players, np.int64(0),
+                                         np.int64(0), rules,
                                          number, follow, policy, hp, rng_p, seat, margin)
         rng[0] = mix64(rng[0])
     return best_move(totals, hand)

@@ -503,7 +503,9 @@ def search_swap(params, seat, hand, table, rules, masks, streams):
                     give = o if swapper == seat else offers[swapper]
                     hands[swapper] = (hands[swapper] & ~bit(give)) | bit(SWAP_CARD)
                     ptable[T_SWAP_SEAT] = swapper
-                totals[o] += playout(ptable, hands, 0, rules, masks, policy, hp, rng_p, seat, margin, moved, shares)
+                # int64, not a literal: one compiled playout (a literal argument compiles a version of its own)
+                totals[o] += playout(ptable, hands, np.int64(0), rules, masks, policy, hp, rng_p, seat, margin, moved,
+                                     shares)
         rng[0] = mix64(rng[0])
     best = best_move(totals, options)
     return -1 if best == NO_OFFER_SLOT else best

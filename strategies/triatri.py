@@ -476,7 +476,8 @@ def playout(table, hands, seen, trick, start, option, first, forced, rules, card
             break
         table[T_ROUND] = rnd
         playout_deal(hands, rules, rng)
-        start, seen = playout_bids(table, hands, rules, cards, policy, rng, -1, -1)
+        # int64, not literals: one compiled playout_bids (a literal argument compiles a version of its own)
+        start, seen = playout_bids(table, hands, rules, cards, policy, rng, np.int64(-1), np.int64(-1))
         trick = 0
     final_standing(table, rules, instant, scores, shares)
     best_other = -1 << 40
@@ -555,11 +556,13 @@ def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks,
                 rng_p[0] = mix64(playout_seed)
                 if kind == 0:
                     start, out = playout_bids(ptable, hands, rules, cards, policy, rng_p, seat, move)
-                    value = playout(ptable, hands, out, 0, start, -1, 0, -1, rules, cards, masks, facts, policy, hp,
-                                    rng_p, seat, margin, scores, shares)
+                    # int64, not literals, here and below: one compiled playout for the three kinds of
+                    # decision (a literal argument compiles a version of its own)
+                    value = playout(ptable, hands, out, np.int64(0), start, np.int64(-1), np.int64(0), np.int64(-1),
+                                    rules, cards, masks, facts, policy, hp, rng_p, seat, margin, scores, shares)
                 elif kind == 1:
-                    value = playout(ptable, hands, seen, table[T_TRICK], seat, move, 0, -1, rules, cards, masks,
-                                    facts, policy, hp, rng_p, seat, margin, scores, shares)
+                    value = playout(ptable, hands, seen, table[T_TRICK], seat, move, np.int64(0), np.int64(-1), rules,
+                                    cards, masks, facts, policy, hp, rng_p, seat, margin, scores, shares)
                 else:
                     value = playout(ptable, hands, seen, table[T_TRICK], table[T_START], table[T_GEM], n_played,
                                     move, rules, cards, masks, facts, policy, hp, rng_p, seat, margin, scores, shares)

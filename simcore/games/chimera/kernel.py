@@ -410,7 +410,9 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
     start_game(rules, table, work, counters, seats)
     deal(rules, streams, hands, work, info)
     status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
-                         seats, log, round_log, no_script, no_orders, 1 << 30, -1, random_only)
+                         seats, log, round_log, no_script, no_orders, np.int64(1 << 30), np.int64(-1), random_only)
+    # the limits as int64, not literals: one play_rounds for this and play_scenario (a literal
+    # argument compiles a version of its own)
     finish_game(rules, table, work, counters, seats, info, shares, status)
     return status
 

@@ -336,7 +336,9 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
         table[T_TOTAL + s] = 0
         table[T_PLAYS + s] = -1
     status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
-                         round_log, no_deals, no_script, no_script, work, 0, 1 << 30, -1)
+                         round_log, no_deals, no_script, no_script, work, np.int64(0), np.int64(1 << 30), np.int64(-1))
+    # int64, not literals: one play_rounds for this and play_scenario (a literal argument
+    # compiles a version of its own)
     final_standing(table, rules, counters, work, shares)
     return status
 

@@ -269,7 +269,10 @@ def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params,
         for s in range(MAX_PLAYERS):
             table[T_GEMS + 3 * s + c] = 0
     status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
-                                  order, counters, log, deal_log, no_deals, no_script, work, 0, 1 << 30, -1)
+                                  order, counters, log, deal_log, no_deals, no_script, work, np.int64(0),
+                                  np.int64(1 << 30), np.int64(-1))
+    # int64, not literals: one play_rounds for this and play_scenario (a literal argument
+    # compiles a version of its own)
     final_standing(table, rules, instant, scores, shares)
     return status
 
