@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from simcore.errors import BalanceError
+from simcore.games.bird_weather import rules as bw
 
 # sized by the coverage rule of tests/conftest.py; the binding one: zero wins, 1,906 / 3,824 games
 # needed at 4 / 5 players (reversals, 1,406 at 3)
@@ -105,6 +106,16 @@ def _trick(game, cards, facedown=None, picks=(), hands=None):
     data = {"game": "bird-weather", "players": 4, "hands": hands or [[c] for c in cards], "plays": cards,
             "facedown": facedown, "picks": list(picks)}
     return game.scenario(data, "rulebook example")
+
+
+def test_digits_are_the_tens_and_ones_of_every_card_number():
+    """The trick's resolution takes a card's digits as (no * 205) >> 11 and the rest
+    (rules.digits), exact for 0..1028; make_setup lets only two-digit numbers in."""
+    for no in range(1029):
+        assert bw.digits(no) == (no // 10, no % 10), no
+    for cards in ([10, 11, 100], [9, 10, 11]):
+        with pytest.raises(BalanceError, match="two-digit"):
+            bw.make_setup(3, {"cards": cards + list(range(20, 40))})
 
 
 def test_example_1_follow_options(bird_weather):

@@ -24,7 +24,7 @@ import pytest
 from simcore.game import get_game
 from simcore.rng import (
     DEAL, GOLDEN, MAX_SEATS, N_STREAMS, PLAY, SCENARIO_KEYS, SEAT_LABEL, PyStream, below, py_mix64, seat_keys,
-    seat_play_streams, seed_seats, seed_streams,
+    seat_play_streams, seed_seats, seed_streams, shuffle, step_below,
 )
 
 MASK = (1 << 64) - 1
@@ -90,6 +90,28 @@ def test_seed_seats_and_seed_streams_match_the_python_twin(seats):
     # the twin draws like the compiled stream
     stream, twin = np.array([0, rows[0, PLAY]], dtype=np.uint64), PyStream.for_seat(int(keys[0]), 2**40 + 3)
     assert [below(stream, PLAY, 10) for _ in range(50)] == [twin.below(10) for _ in range(50)]
+
+
+def test_a_draw_held_in_a_register_and_the_shared_shuffle_are_the_streams_draws():
+    """``step_below`` (a loop's generator in a local) makes ``below``'s draws, in turns with it, and
+    ``shuffle`` (every game's deal) is Fisher–Yates on those draws, as the reference engines deal."""
+    twin = PyStream(SEED, 7, DEAL)
+    state, stream = np.uint64(twin.state), np.array([twin.state], dtype=np.uint64)
+    for n in [1, 2, 3, 10, 40, 52, 2**31]:
+        value, state = step_below(np.uint64(state), n)  # uint64 as in compiled code, not a Python int
+        assert value == twin.below(n) == below(stream, 0, n)  # the array's stream in step too
+    assert int(state) == int(stream[0]) == twin.state
+    for n, first in [(40, 0), (36, 5), (2, 1), (1, 3)]:
+        items = np.arange(first + n + 2, dtype=np.int64) * 3
+        expected = list(items)
+        twin = PyStream(SEED, n, DEAL)
+        for i in range(n - 1, 0, -1):
+            j = twin.below(i + 1)
+            expected[first + i], expected[first + j] = expected[first + j], expected[first + i]
+        stream = np.array([PyStream(SEED, n, DEAL).state], dtype=np.uint64)
+        shuffle(items, first, n, stream, 0)
+        assert list(items) == expected                      # the slots outside [first, first + n) untouched
+        assert int(stream[0]) == twin.state                 # n - 1 draws taken
 
 
 def test_the_attack_works_on_the_old_derivation_only():
