@@ -22,7 +22,7 @@ from simcore.games.bird_weather.rules import (
     L_LEADER, L_PICK_CARD, L_PICK_SEAT, L_POINTS, L_POINTS_CARD, L_TRICK, L_WINNER, LOG_WIDTH,
     MAX_PLAYERS, N_COUNTERS, R_DEALS, R_DECK, R_FACEDOWN, R_HAND, R_PLAYERS, R_TRICKS, R_WITHHELD, REVERSAL,
     FACEDOWN_HIDDEN, FACEDOWN_NONE, T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID,
-    T_WON, TABLE_WIDTH, ZERO_WIN, legal_plays, match_shares, trick_points,
+    T_WON, TABLE_WIDTH, ZERO_WIN, digits, legal_plays, match_shares, trick_points,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -124,9 +124,15 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
     lean = script.shape[0] == 0
     for s in range(n_players):
         lean = lean and strategies[s] == RANDOM
+    available = np.uint64(0)  # the seats whose face-down card is still there to take (§6-③)
+    if rules[R_FACEDOWN] != 0:
+        for s in range(n_players):
+            if facedown[s] >= 0:
+                available |= bit(s)
     for trick in range(n_tricks):
-        table[T_TRICK] = trick
-        table[T_LEADER] = leader
+        if not lean:  # what strategies read
+            table[T_TRICK] = trick
+            table[T_LEADER] = leader
         lead = -1
         if lean:
             play_random_trick(table, hands, leader, n_players, follow, withheld, seat_streams)
@@ -170,11 +176,6 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
         pick_card = -1
         if points == 0:
             counters[C_ZERO_POINTS] += 1
-            available = np.uint64(0)
-            if rules[R_FACEDOWN] != 0:
-                for s in range(n_players):
-                    if facedown[s] >= 0:
-                        available |= bit(s)
             if available != 0:
                 if pick_step < script_picks.shape[0]:
                     pick_seat = script_picks[pick_step]
@@ -191,10 +192,11 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
                         return STRATEGY_BROKE_RULES
                 pick_step += 1
                 pick_card = facedown[pick_seat]
+                available &= ~bit(pick_seat)
                 facedown[pick_seat] = FACEDOWN_NONE
                 table[T_FACEDOWN + pick_seat] = FACEDOWN_NONE
                 seen |= bit(pick_card)
-                points = number[pick_card] % 10
+                points = digits(number[pick_card])[1]
                 counters[C_FACEDOWN_TAKEN] += 1
             if points == 0:
                 counters[C_ZERO_SCORED] += 1

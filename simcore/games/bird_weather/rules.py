@@ -103,9 +103,10 @@ def digits(no):
 
 
 @kernel(globals(), inline="always")
-def resolve_trick(table, number, rules, n_played):
+def trick_points(table, number, rules, n_played):
     """Decide a trick from the cards in ``table``: (winner position in play order,
-    NORMAL/REVERSAL/ZERO_WIN, position of the card that sets the points).
+    NORMAL/REVERSAL/ZERO_WIN, position of the card that sets the points, the points before any
+    face-down card is taken (§6-③: 0 points -> the winner takes one)).
 
     Only the lead and the cards that followed take part in winning (§5-②, §9);
     every card counts for the points.
@@ -140,22 +141,24 @@ def resolve_trick(table, number, rules, n_played):
         best = max(best, no * 8 + 7 - i if takes_part else -1)
         least = min(least, no * 8 + i if takes_part else 1 << 20)
 
+    # The points are the points card's ones digit, which its running best holds (ones * 8 + ...),
+    # so no card is looked up again.
     # §6-②: all the same tens and a 0 among them: the 0 wins (points are then the 0, §6-③).
     if rules[R_ZERO_WIN] != 0 and same_tens and zero_pos >= 0:
-        return zero_pos, ZERO_WIN, zero_pos
+        return zero_pos, ZERO_WIN, zero_pos, 0
     # §6-①/④: a tens-1 and a top-tens card among the lead and followers: lowest wins,
     # points are the highest ones digit of all cards played.
     if rules[R_REVERSAL] != 0 and has_low and has_high and low_tens < high_tens:
-        return least & 7, REVERSAL, 7 - (high_ones & 7)
-    return 7 - (best & 7), NORMAL, low_ones & 7
+        return least & 7, REVERSAL, 7 - (high_ones & 7), high_ones >> 3
+    return 7 - (best & 7), NORMAL, low_ones & 7, low_ones >> 3
 
 
 @kernel(globals(), inline="always")
-def trick_points(table, number, rules, n_players):
-    """A full trick in ``table``: (winner position in play order, kind, points card position,
-    points before any face-down card is taken (§6-③: 0 points -> the winner takes one))."""
-    win_pos, kind, points_pos = resolve_trick(table, number, rules, n_players)
-    return win_pos, kind, points_pos, digits(number[table[T_PLAY + points_pos]])[1]
+def resolve_trick(table, number, rules, n_played):
+    """``trick_points`` without the points: (winner position in play order,
+    NORMAL/REVERSAL/ZERO_WIN, position of the card that sets the points)."""
+    win_pos, kind, points_pos, _ = trick_points(table, number, rules, n_played)
+    return win_pos, kind, points_pos
 
 
 @kernel(globals(), inline="always")
