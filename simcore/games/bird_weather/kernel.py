@@ -44,7 +44,9 @@ NO_SCRIPT = np.empty(0, dtype=np.int64)  # a compile-time constant: no allocatio
 def deal_hands(streams, rules, deck, hands):
     """Shuffle the deck (Fisher–Yates on the DEAL stream) and deal hand_size cards each: seat s
     gets deck positions [s * hand_size, (s + 1) * hand_size).  Fisher–Yates fixes position i in its
-    step i (from the top down), so each card goes into its hand as soon as it is fixed: one pass."""
+    step i (from the top down), so each card goes into its hand as soon as it is fixed: one pass.
+    The same swaps as ``simcore.rng.shuffle`` (every other game's deal); written out here because
+    the one pass saved 27 ns of a 0.63 µs random game (BENCHMARKS.md, 2026-11-27)."""
     n_cards = rules[R_DECK]
     hand_size = rules[R_HAND]
     for i in range(n_cards):
@@ -137,7 +139,7 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
         if lean:
             play_random_trick(table, hands, leader, n_players, follow, withheld, seat_streams)
             step += n_players
-        for i in range(0 if lean else n_players):
+        for i in range(0 if lean else n_players):  # a strategy, a script or a plug-in decides
             table[T_NPLAYED] = i
             seat = leader + i  # the seat after the last is the first (no integer division per card)
             if seat >= n_players:
@@ -315,10 +317,10 @@ def play_logged(seed, keys, index, rules, number, follow, strategies, params, lo
     facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     opening = np.zeros((1, MAX_PLAYERS), dtype=np.uint64)
-    return play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table,
-                     hands, facedown, deck, totals, counters, opening, np.int64(0), dealt, facedowns, log)
     # opening_row as int64, not the literal 0: play_game then has run_chunk's signature and is
     # compiled once, not twice (it holds the whole play loop and every strategy's dispatch)
+    return play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table,
+                     hands, facedown, deck, totals, counters, opening, np.int64(0), dealt, facedowns, log)
 
 
 @kernel(globals())
