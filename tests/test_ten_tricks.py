@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
 from simcore.game import get_game
@@ -416,3 +418,36 @@ def test_shown_voids_are_never_wrong(game, players, lineup):
                     lead = card if position == 0 else lead
             shown += sum(table[tt.T_VOID + s] != 0 for s in range(players))
     assert shown > 1500, shown
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=4, unique=True))
+def test_trick_winner_matches_the_reference(cards):
+    """The branch-free ``winning_position`` (one max over rank * 16 + survivor * 8 + position)
+    against the reference's plain reading of 【②勝敗の判定】, on any trick of distinct cards: a 1
+    ranked 9 beside its colour's 8, infected ties going to the latest survivor."""
+    from simcore.games.ten_tricks.rules import winning_position
+
+    plays = np.array(cards, dtype=np.int64)
+    trick = np.uint64(sum(1 << c for c in cards))
+    any_infected = any(c >= 32 for c in cards)
+    assert winning_position(plays, 0, len(cards), trick, any_infected) == ref.trick_winner(cards)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sets(st.integers(0, 31)), st.integers(0, 60))
+def test_rescue_moves_what_the_reference_moves(upper, track):
+    """``rescue`` (one step per survivor moved) against the reference's loop: the lowest number
+    first, equal numbers lowest id first, while the number fits the track left (caps up to 60)."""
+    from simcore.games.ten_tricks.rules import rescue
+
+    left, board, expected = track, sorted(upper), []
+    while board:
+        lowest = min(board, key=lambda card: (ref.number(card), card))
+        if ref.number(lowest) > left:
+            break
+        left -= ref.number(lowest)
+        board.remove(lowest)
+        expected.append(lowest)
+    moved, track_left = rescue(np.uint64(sum(1 << c for c in upper)), np.int64(track))
+    assert (int(moved), int(track_left)) == (sum(1 << c for c in expected), left)

@@ -146,6 +146,11 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
     tricks_done = 0
     moved = work[W_MOVED:W_MOVED + MAX_PLAYERS]  # settle_trick's rescued masks
     leader = 0  # RULINGS.md: seat 0 leads round 0
+    # Every seat random and nothing scripted: no strategy reads what a play shows (T_VOID,
+    # T_SINGLE), so ``show_voids`` is left out; the same draws, the same cards.
+    lean = script.shape[0] == 0
+    for s in range(n_players):
+        lean = lean and strategies[s] == RANDOM
     if first_round > 0:
         leader = leader_script[0]
     for rnd in range(first_round, rules[R_MAX_ROUNDS]):
@@ -213,7 +218,8 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
                                            seat_streams[seat])
                 if card < 0 or card > SWAP_CARD or not has(legal, card):
                     return STRATEGY_BROKE_RULES
-                show_voids(table, seat, position, card, lead, masks)  # what the play shows (public)
+                if not lean:
+                    show_voids(table, seat, position, card, lead, masks)  # what the play shows (public)
                 lay_card(table, position, card)
                 hands[seat] = hand & ~bit(card)
                 cards |= bit(card)

@@ -43,7 +43,7 @@ at most v" is ``low_survivors(v)``: the attack and the rescue need no loop over 
 """
 import numpy as np
 
-from simcore.bits import bit, has, popcount
+from simcore.bits import bit, has, lowest_index, popcount
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 
@@ -135,12 +135,13 @@ def legal_mask(hand, lead, unlocked, masks):
 
 @kernel(globals(), inline="always")
 def card_rank(card, trick):
-    """【②勝敗の判定】: the printed number, but a survivor 1 is 9 with its colour's 8 in the trick."""
-    if card >= FIRST_INFECTED:
-        return card - FIRST_INFECTED
-    if card & 7 == 0 and has(trick, card + 7):
-        return 9
-    return (card & 7) + 1
+    """【②勝敗の判定】: the printed number, but a survivor 1 is 9 with its colour's 8 in the trick.
+    Branch-free (selects): under random play each test is a coin toss, and a mispredicted branch
+    costs more than the rank."""
+    number = (card & 7) + 1
+    nine = ((card & 7) == 0) & has(trick, card + 7)
+    survivor_rank = 9 if nine else number
+    return card - FIRST_INFECTED if card >= FIRST_INFECTED else survivor_rank
 
 
 @kernel(globals(), inline="always")
@@ -148,41 +149,43 @@ def winning_position(plays, first, n, trick, any_infected):
     """Position (0..n-1 in play order) of the winning card among ``plays[first : first+n]``.
 
     No infected: the highest rank of the lead colour.  Any infected: the highest rank of all; a
-    tie goes to the survivor played latest (an infected card never wins a tie)."""
+    tie goes to the survivor played latest (an infected card never wins a tie).
+
+    Each card is one key, rank * 16 + 8 * (survivor) + position, and the winner holds the
+    largest (max compiles to a conditional move): a survivor beats an infected card of its rank
+    and a later survivor an earlier one; two infected cards never tie (their values differ), nor
+    do two cards of one colour (a 1 ranked 9 sits beside its colour's 8)."""
     best = -1
-    winner = 0
     if any_infected:
         for i in range(n):
             card = plays[first + i]
-            r = card_rank(card, trick)
-            if r > best or (r == best and card < FIRST_INFECTED):
-                best = r
-                winner = i
+            best = max(best, card_rank(card, trick) * 16 + (8 if card < FIRST_INFECTED else 0) + i)
     else:
         lead_colour = plays[first] >> 3
         for i in range(n):
             card = plays[first + i]
-            if card >> 3 == lead_colour:
-                r = card_rank(card, trick)
-                if r > best:
-                    best = r
-                    winner = i
-    return winner
+            best = max(best, card_rank(card, trick) * 16 + i if card >> 3 == lead_colour else -1)
+    return best & 7
 
 
 @kernel(globals(), inline="always")
 def rescue(upper, track):
     """【④生存者の救出】: move the lowest-numbered upper survivors while their number fits the
-    track (equal numbers lowest id first); returns (moved mask, track left)."""
+    track (equal numbers lowest id first); returns (moved mask, track left).
+
+    One step per survivor moved: ``fits`` is every unmoved upper survivor numbered at most the
+    track left, the lowest number among them is the lowest set bit of its colour bytes folded
+    together, and its lowest id is the lowest bit of that number's survivors.  Most tricks move
+    nobody, and that is one test."""
     moved = np.uint64(0)
-    n = 1
-    while n <= track and n <= 8 and upper != moved:
-        fits = (upper & ~moved) & (SAME_NUMBER << np.uint64(n - 1))
-        if fits:
-            moved |= fits & (~fits + np.uint64(1))  # the lowest id of that number
-            track -= n
-        else:
-            n += 1
+    fits = upper & low_survivors(track)
+    while fits:
+        folded = (fits | (fits >> np.uint64(8)) | (fits >> np.uint64(16)) | (fits >> np.uint64(24))) & np.uint64(0xFF)
+        low = folded & (~folded + np.uint64(1))  # bit n-1 of the lowest number n
+        same = fits & (low * SAME_NUMBER)
+        moved |= same & (~same + np.uint64(1))  # the lowest id of that number
+        track -= lowest_index(low) + 1
+        fits = upper & ~moved & low_survivors(track)
     return moved, track
 
 
@@ -255,15 +258,14 @@ def settle_trick(table, leader, n_players, cards, any_infected, rules, moved_out
         table[T_LOST + winner] += popcount(lost)
         table[T_TRACK + winner] = 0
     table[T_UPPER + winner] |= np.int64(cards & SURVIVORS)
-    for position in range(n_players):
+    for position in range(n_players):  # branch-free: the track is written back unchanged when it stays
         seat = leader + position
         if seat >= n_players:
             seat -= n_players
-        if seat != winner:
-            card = table[T_PLAYS + position]
-            step = card - FIRST_INFECTED if card >= FIRST_INFECTED else (card & 7) + 1
-            if table[T_TRACK + seat] + step <= cap:
-                table[T_TRACK + seat] += step
+        card = table[T_PLAYS + position]
+        track = table[T_TRACK + seat]
+        raised = track + (card - FIRST_INFECTED if card >= FIRST_INFECTED else (card & 7) + 1)
+        table[T_TRACK + seat] = raised if (seat != winner) & (raised <= cap) else track
     for s in range(n_players):
         moved, left = rescue(np.uint64(table[T_UPPER + s]), table[T_TRACK + s])
         moved_out[s] = np.int64(moved)
