@@ -20,11 +20,15 @@ from simcore.games.sky_city.rules import (
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams, shuffle
+from simcore.rng import DEAL, N_STREAMS, PLAY, below, below_in_row, scenario_streams, seed_game, seed_streams, shuffle
 from simcore.games.sky_city.trap_odds import fires
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_declare = strategy.choose_declare
+RANDOM = strategy.RANDOM
+
+NO_SCRIPT = np.empty(0, dtype=np.int64)  # compile-time constants: no allocation per game
+NO_DECLARATIONS = np.empty((0, MAX_PLAYERS), dtype=np.int64)
 
 
 @kernel(globals(), inline="always")
@@ -56,7 +60,7 @@ def roll(counts, n, streams, script, cursor, log, log_row):
             log[log_row, L_NDICE] = k + 1
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, counts, points,
                counters, judged, fired_tally, log, log_row, declare_script, script, cursor):
     """One round (§ラウンドの流れ): declarations, groups in ascending order, escapes.
@@ -73,6 +77,8 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
     for s in range(n_players):  # simultaneous: nobody sees another's declaration
         if scripted:
             declared = declare_script[table[T_ROUND], s]
+        elif strategies[s] == RANDOM:  # random's draw, in place: no view of the seat's row (simcore/rng.py)
+            declared = below_in_row(seat_streams, s, PLAY, rules[R_DICE] + 1)
         else:
             declared = choose_declare(strategies[s], params, s, table, rules, odds, seat_streams[s])
         if declared < 0 or declared > dice:
@@ -158,19 +164,18 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
 
 @kernel(globals())
 def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table,
-              order, counts, points, totals, counters, judged, fired_tally, trap_stats, log):
+              order, counts, points, totals, counters, judged, fired_tally, trap_stats, log, cursor):
     """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game): rounds until the
-    final round is over (or the cap)."""
+    final round is over (or the cap).  ``cursor``: the caller's scratch int64[1] (nothing is
+    scripted here, but ``chance`` reads it); no array is allocated per game."""
     seed_game(streams, seat_streams, seed, keys, index)
     for s in range(rules[R_PLAYERS]):
         table[T_SCORE + s] = 0
     table[T_FINAL] = 0
-    no_declarations = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    cursor = np.zeros(1, dtype=np.int64)
+    cursor[0] = 0
     return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts,
-                       points, totals, counters, judged, fired_tally, trap_stats, log, no_script, no_declarations,
-                       no_script, cursor, rules[R_MAX_ROUNDS])
+                       points, totals, counters, judged, fired_tally, trap_stats, log, NO_SCRIPT, NO_DECLARATIONS,
+                       NO_SCRIPT, cursor, rules[R_MAX_ROUNDS])
 
 
 @kernel(globals())
@@ -207,25 +212,25 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
                            points, counters, judged, fired_tally, log, log_row, declare_script, script, cursor)
         if ended == STRATEGY_BROKE_RULES:
             return STRATEGY_BROKE_RULES
-        stats = trap_stats[trap_ids[table[T_TRAP]]]
-        stats[S_ROUNDS] += 1
+        row = trap_ids[table[T_TRAP]]  # trap_stats[row, ...], not a view of the row (a reference count per round)
+        trap_stats[row, S_ROUNDS] += 1
         round_points = 0
         for s in range(n_players):
             round_points += points[s]
-        stats[S_POINTS] += round_points
-        stats[S_POINTS_SQ] += round_points * round_points
+        trap_stats[row, S_POINTS] += round_points
+        trap_stats[row, S_POINTS_SQ] += round_points * round_points
         if ended == FIRST_ROLL:
-            stats[S_FIRST_ROLL] += 1
-        stats[S_ESCAPES] += counters[C_ESCAPES] - escapes
-        stats[S_ESCAPED] += counters[C_ESCAPED] - escaped
+            trap_stats[row, S_FIRST_ROLL] += 1
+        trap_stats[row, S_ESCAPES] += counters[C_ESCAPES] - escapes
+        trap_stats[row, S_ESCAPED] += counters[C_ESCAPED] - escaped
         zero_declarers = False
         for s in range(n_players):
             if table[T_DECLARED + s] == 0:
                 zero_declarers = True
         if zero_declarers and ended != ALL_ZERO:
-            stats[S_ZERO_ROUNDS] += 1
+            trap_stats[row, S_ZERO_ROUNDS] += 1
             if counters[C_ZERO_BONUSES] > paid:
-                stats[S_ZERO_PAID_ROUNDS] += 1
+                trap_stats[row, S_ZERO_PAID_ROUNDS] += 1
         if log_row >= 0:
             log[log_row, L_ROUND] = rounds
             log[log_row, L_TRAP] = trap_ids[table[T_TRAP]]
@@ -291,10 +296,11 @@ def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategi
         totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        cursor = np.zeros(1, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
                                seat_streams, table, order, counts, points, totals, counters, block_judged[b],
-                               block_fired[b], block_stats[b], log)
+                               block_fired[b], block_stats[b], log, cursor)
             winner_out[g] = winner
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -316,10 +322,11 @@ def play_many_logged(seed, keys, indices, rules, codes, trap_ids, odds, strategi
     order = np.empty(rules[R_TRAPS], dtype=np.int64)
     counts = np.zeros(7, dtype=np.int64)
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
     for k in range(indices.shape[0]):
         winners[k] = play_game(seed, keys, indices[k], rules, codes, trap_ids, odds, strategies, params, streams,
                                seat_streams, table, order, counts, points, totals[k], counters[k], judged, fired_tally,
-                               trap_stats, logs[k])
+                               trap_stats, logs[k], cursor)
 
 
 @kernel(globals())
