@@ -10,6 +10,7 @@ PLAY stream (simcore/rng.py), never the game's ``streams``.
 import numpy as np
 from numba import prange
 
+from simcore.bits import lowest_index, popcount
 from simcore.games.sky_city.rules import (
     ALL_CLEARED, ALL_ZERO, C_ALL_ZERO, C_CAPPED, C_ESCAPED, C_ESCAPES, C_FIRST_ROLL, C_ROLLOFF, C_ROUNDS,
     C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, N_TRAP_STATS, S_ESCAPED, S_ESCAPES, S_FIRST_ROLL, S_POINTS,
@@ -84,13 +85,14 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
         if declared < 0 or declared > dice:
             return STRATEGY_BROKE_RULES
         points[s] = declared  # parked here until all have declared
-    anyone = False
+    # byte k of ``groups``: the seats that declared k (bit s), so a group is found without
+    # testing every seat against every k (random declarations make those tests coin tosses)
+    groups = 0
     for s in range(n_players):
         table[T_DECLARED + s] = points[s]
+        groups |= 1 << (8 * points[s] + s)
         points[s] = 0
-        if table[T_DECLARED + s] > 0:
-            anyone = True
-    if not anyone:
+    if groups >> 8 == 0:  # nobody declared more than 0
         counters[C_ALL_ZERO] += 1
         return ALL_ZERO
 
@@ -99,13 +101,12 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
     first_group = True
     trap_id = trap_ids[trap]
     for k in range(1, dice + 1):
-        group = 0
-        for s in range(n_players):
-            if table[T_DECLARED + s] == k:
-                roll(counts, k, streams, script, cursor, log, log_row)
-                group += 1
-        if group == 0:
+        members = (groups >> (8 * k)) & 0xFF
+        if members == 0:
             continue
+        group = popcount(np.uint64(members))
+        # each member rolls its k dice in seat order: one roll of k * group dice, the same draws
+        roll(counts, k * group, streams, script, cursor, log, log_row)
         on_table += k * group
         fired = fires(code, counts)
         if first_group:  # fresh dice: a sample of the exact odds
@@ -113,10 +114,11 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
             if fired:
                 fired_tally[trap_id, on_table] += 1
         if not fired:
-            for s in range(n_players):
-                if table[T_DECLARED + s] == k:
-                    points[s] += k * mult
-                    table[T_SCORE + s] += k * mult
+            while members:
+                s = lowest_index(np.uint64(members))
+                members &= members - 1
+                points[s] += k * mult
+                table[T_SCORE + s] += k * mult
         elif first_group:
             counters[C_FIRST_ROLL] += 1
             for s in range(n_players):
