@@ -216,6 +216,15 @@ def test_random_conditions_agree_on_random_rolls(text, counts):
     assert fires(cond.code, tally(dice_of(counts))) == fires_on_dice(cond, dice_of(counts))
 
 
+@settings(deadline=None, max_examples=300)
+@given(condition_texts(), st.lists(st.integers(0, 60), min_size=6, max_size=6))
+def test_packed_counts_judge_large_counts_too(text, counts):
+    """``fires`` judges packed counts, a byte per face: up to 60 dice a face (the odds table's
+    limit) no byte overflows into the next."""
+    cond = parse_condition(text)
+    assert fires(cond.code, tally(dice_of(counts))) == fires_on_dice(cond, dice_of(counts))
+
+
 @settings(deadline=None, max_examples=60)
 @given(condition_texts(), st.integers(0, 5))
 def test_random_conditions_exact_odds_match_fractions(text, n):

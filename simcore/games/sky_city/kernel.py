@@ -16,13 +16,13 @@ from simcore.games.sky_city.rules import (
     C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, N_TRAP_STATS, S_ESCAPED, S_ESCAPES, S_FIRST_ROLL, S_POINTS,
     S_POINTS_SQ, S_ROUNDS, S_ZERO_PAID_ROUNDS, S_ZERO_ROUNDS, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
     L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
-    R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH, clear_counts,
+    R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
 from simcore.play import BLOCK, STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, PLAY, below, below_in_row, scenario_streams, seed_game, seed_streams, shuffle
-from simcore.games.sky_city.trap_odds import fires
+from simcore.games.sky_city.trap_odds import face_byte, fires_packed
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_declare = strategy.choose_declare
@@ -50,19 +50,21 @@ def shuffle_traps(order, n, streams):
 
 
 @kernel(globals(), inline="always")
-def roll(counts, n, streams, script, cursor, log, log_row):
-    """Roll n dice onto the table, one at a time, noting each in the round's log row."""
+def roll(packed, n, streams, script, cursor, log, log_row):
+    """Roll n dice onto the table, one at a time, noting each in the round's log row; returns
+    the table's face counts with them (packed: simcore/games/sky_city/trap_odds.py)."""
     for _ in range(n):
         face = 1 + chance(streams, script, cursor, 6)
-        counts[face] += 1
+        packed += face_byte(face)
         if log_row >= 0:
             k = log[log_row, L_NDICE]
             log[log_row, L_DICE + k] = face
             log[log_row, L_NDICE] = k + 1
+    return packed
 
 
 @kernel(globals(), inline="always")
-def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, counts, points,
+def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, points,
                counters, judged, fired_tally, log, log_row, declare_script, script, cursor):
     """One round (§ラウンドの流れ): declarations, groups in ascending order, escapes.
     Returns how it ended, or STRATEGY_BROKE_RULES."""
@@ -96,7 +98,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
         counters[C_ALL_ZERO] += 1
         return ALL_ZERO
 
-    clear_counts(counts)
+    packed = np.uint64(0)  # the face counts of the dice on the table
     on_table = 0
     first_group = True
     trap_id = trap_ids[trap]
@@ -106,9 +108,9 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
             continue
         group = popcount(np.uint64(members))
         # each member rolls its k dice in seat order: one roll of k * group dice, the same draws
-        roll(counts, k * group, streams, script, cursor, log, log_row)
+        packed = roll(packed, k * group, streams, script, cursor, log, log_row)
         on_table += k * group
-        fired = fires(code, counts)
+        fired = fires_packed(code, packed)
         if first_group:  # fresh dice: a sample of the exact odds
             judged[trap_id, on_table] += 1
             if fired:
@@ -149,10 +151,9 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                             break
                         pick -= 1
                 escaped |= 1 << seat
-                clear_counts(counts)
-                roll(counts, on_table, streams, script, cursor, log, log_row)
+                packed = roll(np.uint64(0), on_table, streams, script, cursor, log, log_row)
                 counters[C_ESCAPES] += 1
-                again = fires(code, counts)
+                again = fires_packed(code, packed)
                 judged[trap_id, on_table] += 1
                 if again:
                     fired_tally[trap_id, on_table] += 1
@@ -166,7 +167,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
 
 @kernel(globals())
 def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table,
-              order, counts, points, totals, counters, judged, fired_tally, trap_stats, log, cursor):
+              order, points, totals, counters, judged, fired_tally, trap_stats, log, cursor):
     """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game): rounds until the
     final round is over (or the cap).  ``cursor``: the caller's scratch int64[1] (nothing is
     scripted here, but ``chance`` reads it); no array is allocated per game."""
@@ -175,13 +176,13 @@ def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, param
         table[T_SCORE + s] = 0
     table[T_FINAL] = 0
     cursor[0] = 0
-    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts,
+    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order,
                        points, totals, counters, judged, fired_tally, trap_stats, log, NO_SCRIPT, NO_DECLARATIONS,
                        NO_SCRIPT, cursor, rules[R_MAX_ROUNDS])
 
 
 @kernel(globals())
-def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts, points,
+def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, points,
                 totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script, cursor,
                 round_limit):
     """Rounds from the position in ``table`` until the game ends or ``round_limit`` rounds were
@@ -210,7 +211,7 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
         if log_row >= 0:
             log[log_row, L_NDICE] = 0
         escapes, escaped, paid = counters[C_ESCAPES], counters[C_ESCAPED], counters[C_ZERO_BONUSES]
-        ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, counts,
+        ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams,
                            points, counters, judged, fired_tally, log, log_row, declare_script, script, cursor)
         if ended == STRATEGY_BROKE_RULES:
             return STRATEGY_BROKE_RULES
@@ -293,7 +294,6 @@ def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategi
         seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
         order = np.empty(rules[R_TRAPS], dtype=np.int64)
-        counts = np.zeros(7, dtype=np.int64)
         points = np.zeros(MAX_PLAYERS, dtype=np.int64)
         totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
@@ -301,7 +301,7 @@ def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategi
         cursor = np.zeros(1, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
-                               seat_streams, table, order, counts, points, totals, counters, block_judged[b],
+                               seat_streams, table, order, points, totals, counters, block_judged[b],
                                block_fired[b], block_stats[b], log, cursor)
             winner_out[g] = winner
             for s in range(n_players):
@@ -322,12 +322,11 @@ def play_many_logged(seed, keys, indices, rules, codes, trap_ids, odds, strategi
     seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     order = np.empty(rules[R_TRAPS], dtype=np.int64)
-    counts = np.zeros(7, dtype=np.int64)
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     cursor = np.zeros(1, dtype=np.int64)
     for k in range(indices.shape[0]):
         winners[k] = play_game(seed, keys, indices[k], rules, codes, trap_ids, odds, strategies, params, streams,
-                               seat_streams, table, order, counts, points, totals[k], counters[k], judged, fired_tally,
+                               seat_streams, table, order, points, totals[k], counters[k], judged, fired_tally,
                                trap_stats, logs[k], cursor)
 
 
@@ -343,7 +342,6 @@ def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores
         table[T_SCORE + s] = start_scores[s]
     table[T_FINAL] = start_final
     order = np.empty(rules[R_TRAPS], dtype=np.int64)
-    counts = np.zeros(7, dtype=np.int64)
     points = np.zeros(MAX_PLAYERS, dtype=np.int64)
     n_full = 0  # tallies are indexed by full-deck position
     for t in trap_ids:
@@ -352,7 +350,7 @@ def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores
     fired_tally = np.zeros_like(judged)
     trap_stats = np.zeros((judged.shape[0], N_TRAP_STATS), dtype=np.int64)
     cursor = np.zeros(1, dtype=np.int64)
-    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, counts,
+    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order,
                        points, totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script,
                        script, cursor, trap_script.shape[0])
 
@@ -371,7 +369,6 @@ def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, s
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         no_seat_streams = np.zeros((MAX_PLAYERS, N_STREAMS), dtype=np.uint64)  # declarations are scripted
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        counts = np.zeros(7, dtype=np.int64)
         points = np.zeros(MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         n_full = 0
@@ -393,7 +390,7 @@ def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, s
             for s in range(MAX_PLAYERS):
                 table[T_SCORE + s] = 0
                 script[0, s] = declarations[i, s] if s < n_players else 0
-            play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, no_seat_streams, counts,
+            play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, no_seat_streams,
                        points, counters, judged, fired_tally, log, -1, script, no_script, cursor)
             for s in range(n_players):
                 points_out[i, s] = points[s]

@@ -64,12 +64,6 @@ MAX_ROUND_DICE = 25 * 6  # the groups' dice (<= 25) and at most five rerolls of 
 LOG_WIDTH = L_DICE + MAX_ROUND_DICE
 
 
-@kernel(globals(), inline="always")
-def clear_counts(counts):
-    for f in range(7):
-        counts[f] = 0
-
-
 # ---------------------------------------------------------------------------
 # Variant parameters (plain Python)
 

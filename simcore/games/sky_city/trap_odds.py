@@ -10,6 +10,7 @@ counts[0] unused (ignored).  ``simcore.games.sky_city.trap_language.tally(dice)`
 """
 import numpy as np
 
+from simcore.bits import popcount
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 from simcore.games.sky_city.trap_language import (C_CMP, C_NVAL, C_OP, C_VAL, CMP_EQ, CMP_GE, CMP_GT, CMP_LE, CMP_LT, CMP_NE,
@@ -35,15 +36,52 @@ def compare(value, cmp, target):
     return False
 
 
+# Face counts packed in one uint64, a byte per face (face f in byte f - 1): a die showing f adds
+# ``face_byte(f)``.  A count is at most 60 (the odds table's dice; a game has at most 25 on the
+# table), so each byte's high bit is free, and "face f shows at least need_f" for all six faces
+# at once is one subtraction: (packed | FACE_HIGH_BITS) - needs keeps byte f's high bit set
+# exactly when count_f >= need_f (no borrow crosses a byte).
+FACE_HIGH_BITS = np.uint64(0x808080808080)
+ONE_PER_FACE = np.uint64(0x010101010101)
+MAX_NEED = 127  # a byte's room; a need past any possible count is the same as 127
+
+
+@kernel(globals(), inline="always")
+def face_byte(face):
+    """What one die showing ``face`` (1..6) adds to the packed counts."""
+    return np.uint64(1) << np.uint64(8 * (face - 1))
+
+
+@kernel(globals(), inline="always")
+def pack_counts(counts):
+    """The packed form of ``counts`` (counts[f] for f = 1..6, each 0..127)."""
+    packed = np.uint64(0)
+    for f in range(1, 7):
+        packed |= np.uint64(counts[f]) << np.uint64(8 * (f - 1))
+    return packed
+
+
+@kernel(globals(), inline="always")
+def faces_reaching(packed, needs):
+    """The high bit of byte f - 1 set where face f shows at least its need (``needs`` packed)."""
+    return ((packed | FACE_HIGH_BITS) - needs) & FACE_HIGH_BITS
+
+
+@kernel(globals(), inline="always")
+def packed_count(packed, face):
+    return np.int64((packed >> np.uint64(8 * (face - 1))) & np.uint64(0xFF))
+
+
 @kernel(globals())
-def fires(code, counts):
-    """Does the trap encoded in ``code`` (one int64 row) fire on dice with these face counts?"""
+def fires_packed(code, packed):
+    """Does the trap encoded in ``code`` (one int64 row) fire on dice with these packed face
+    counts?  The one evaluator of the encoding: ``fires`` packs an array and calls it."""
     op = code[C_OP]
     if op == OP_FACES:  # each face at least code[f] times
+        needs = np.uint64(0)
         for f in range(1, 7):
-            if counts[f] < code[f]:
-                return False
-        return True
+            needs |= np.uint64(min(code[f], MAX_NEED)) << np.uint64(8 * (f - 1))
+        return faces_reaching(packed, needs) == FACE_HIGH_BITS
     if op == OP_PATTERN:
         # Letters need different faces.  With the needs sorted largest first, an assignment exists
         # iff for every k at least k faces show the k-th need or more (Hall's condition: each
@@ -52,22 +90,25 @@ def fires(code, counts):
             need = code[k]
             if need == 0:
                 break
-            eligible = 0
-            for f in range(1, 7):
-                if counts[f] >= need:
-                    eligible += 1
-            if eligible < k:
+            if popcount(faces_reaching(packed, np.uint64(min(need, MAX_NEED)) * ONE_PER_FACE)) < k:
                 return False
         return True
     if op == OP_LINEAR:  # total / count / count vs count: a weighted sum of the counts
         value = 0
         for f in range(1, 7):
-            value += code[f] * counts[f]
+            value += code[f] * packed_count(packed, f)
         for i in range(code[C_NVAL]):
             if compare(value, code[C_CMP], code[C_VAL + i]):
                 return True
         return False
     return False
+
+
+@kernel(globals())
+def fires(code, counts):
+    """Does the trap encoded in ``code`` fire on dice with these face counts (an int array of
+    length 7, counts[f] for f = 1..6, each at most 127)?"""
+    return fires_packed(code, pack_counts(counts))
 
 
 @kernel(globals())
