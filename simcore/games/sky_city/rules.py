@@ -22,7 +22,6 @@ this player count are rows of ``codes`` (int64[n_traps, CODE_WIDTH]);
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.jit import kernel
 
 MAX_PLAYERS = 5
 PLAYER_COUNTS = (3, 4, 5)
