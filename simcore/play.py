@@ -3,6 +3,8 @@ driver reads, and the script cursor of scenario replays (``balance play``).
 
 A scenario replays a list of decisions; a game's loop asks ``scripted`` before its strategy.
 The cursor lives in slot 0 of the loop's per-block ``work`` array (no allocation per game)."""
+import numpy as np
+
 from simcore.jit import kernel
 
 BLOCK = 256  # games per parallel work item; per-block scratch keeps the game loop allocation-free
@@ -32,7 +34,7 @@ def withhold(legal, withheld):
     R_WITHHELD of a card game: ``balance cards --cause``), unless nothing else is legal.  With
     nothing withheld (every ordinary run) it returns ``legal`` itself."""
     rest = legal & ~withheld
-    return rest if rest != 0 else legal
+    return rest | (legal & (np.uint64(0) - np.uint64(rest == 0)))  # a select, not a branch
 
 
 @kernel(globals(), inline="always")
@@ -41,6 +43,8 @@ def withhold_slots(m0, m1, withheld):
     (Chimera Tricks): a withheld card leaves both slots while any other move is legal."""
     rest0 = m0 & ~withheld
     rest1 = m1 & ~withheld
-    if (rest0 | rest1) != 0:
-        return rest0, rest1
-    return m0, m1
+    # all ones when only withheld moves are legal.  Written without a branch: with the branch
+    # (two returns) Chimera's random play loop ran 18% slower (202k -> 166k games/s, 5186652),
+    # though the branch itself always goes the same way
+    only_withheld = np.uint64(0) - np.uint64((rest0 | rest1) == 0)
+    return rest0 | (m0 & only_withheld), rest1 | (m1 & only_withheld)
