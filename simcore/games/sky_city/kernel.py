@@ -71,7 +71,6 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
     n_players = rules[R_PLAYERS]
     dice = rules[R_DICE]
     trap = table[T_TRAP]
-    code = codes[trap]
     mult = rules[R_MULTIPLIER] if table[T_FINAL] != 0 else 1
     for s in range(n_players):
         table[T_DECLARED + s] = -1
@@ -110,7 +109,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
         # each member rolls its k dice in seat order: one roll of k * group dice, the same draws
         packed = roll(packed, k * group, streams, script, cursor, log, log_row)
         on_table += k * group
-        fired = fires_packed(code, packed)
+        fired = fires_packed(codes, trap, packed)
         if first_group:  # fresh dice: a sample of the exact odds
             judged[trap_id, on_table] += 1
             if fired:
@@ -153,7 +152,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                 escaped |= 1 << seat
                 packed = roll(np.uint64(0), on_table, streams, script, cursor, log, log_row)
                 counters[C_ESCAPES] += 1
-                again = fires_packed(code, packed)
+                again = fires_packed(codes, trap, packed)
                 judged[trap_id, on_table] += 1
                 if again:
                     fired_tally[trap_id, on_table] += 1
@@ -165,7 +164,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
     return ALL_CLEARED
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table,
               order, points, totals, counters, judged, fired_tally, trap_stats, log, cursor):
     """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game): rounds until the
@@ -181,7 +180,7 @@ def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, param
                        NO_SCRIPT, cursor, rules[R_MAX_ROUNDS])
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, points,
                 totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script, cursor,
                 round_limit):
@@ -299,10 +298,11 @@ def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategi
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         cursor = np.zeros(1, dtype=np.int64)
+        # the block's tallies as views made once: a view per game costs reference counts
+        judged, fired, stats = block_judged[b], block_fired[b], block_stats[b]
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
-                               seat_streams, table, order, points, totals, counters, block_judged[b],
-                               block_fired[b], block_stats[b], log, cursor)
+                               seat_streams, table, order, points, totals, counters, judged, fired, stats, log, cursor)
             winner_out[g] = winner
             for s in range(n_players):
                 scores_out[g, s] = totals[s]

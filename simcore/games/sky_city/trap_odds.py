@@ -1,6 +1,7 @@
 """The Sky City of ALEA: compiled trap judging and the exact trap odds table.
 
-``fires(code, counts)`` is what the game kernel calls in its hot loop; ``exact_odds`` gives, for
+``fires_packed(codes, row, packed)`` is what the game kernel calls in its hot loop (``fires(code, counts)``
+is the same judgement of one row and a counts array); ``exact_odds`` gives, for
 every trap and every number of dice on the table, the exact probability that it fires.  The int64
 encoding of a trap is documented in simcore/games/sky_city/trap_language.py (module docstring); the language in
 docs/traps.md.
@@ -72,22 +73,23 @@ def packed_count(packed, face):
     return np.int64((packed >> np.uint64(8 * (face - 1))) & np.uint64(0xFF))
 
 
-@kernel(globals())
-def fires_packed(code, packed):
-    """Does the trap encoded in ``code`` (one int64 row) fire on dice with these packed face
-    counts?  The one evaluator of the encoding: ``fires`` packs an array and calls it."""
-    op = code[C_OP]
-    if op == OP_FACES:  # each face at least code[f] times
+@kernel(globals(), inline="always")
+def fires_packed(codes, row, packed):
+    """Does the trap encoded in ``codes[row]`` fire on dice with these packed face counts?  The
+    one evaluator of the encoding: ``fires`` packs an array and calls it.  It reads the row in
+    place: a view of it would cost a reference count taken and given back per judgement."""
+    op = codes[row, C_OP]
+    if op == OP_FACES:  # each face f at least codes[row, f] times
         needs = np.uint64(0)
         for f in range(1, 7):
-            needs |= np.uint64(min(code[f], MAX_NEED)) << np.uint64(8 * (f - 1))
+            needs |= np.uint64(min(codes[row, f], MAX_NEED)) << np.uint64(8 * (f - 1))
         return faces_reaching(packed, needs) == FACE_HIGH_BITS
     if op == OP_PATTERN:
         # Letters need different faces.  With the needs sorted largest first, an assignment exists
         # iff for every k at least k faces show the k-th need or more (Hall's condition: each
         # need's eligible faces contain those of every larger need).
         for k in range(1, 7):
-            need = code[k]
+            need = codes[row, k]
             if need == 0:
                 break
             if popcount(faces_reaching(packed, np.uint64(min(need, MAX_NEED)) * ONE_PER_FACE)) < k:
@@ -96,9 +98,9 @@ def fires_packed(code, packed):
     if op == OP_LINEAR:  # total / count / count vs count: a weighted sum of the counts
         value = 0
         for f in range(1, 7):
-            value += code[f] * packed_count(packed, f)
-        for i in range(code[C_NVAL]):
-            if compare(value, code[C_CMP], code[C_VAL + i]):
+            value += codes[row, f] * packed_count(packed, f)
+        for i in range(codes[row, C_NVAL]):
+            if compare(value, codes[row, C_CMP], codes[row, C_VAL + i]):
                 return True
         return False
     return False
@@ -108,7 +110,7 @@ def fires_packed(code, packed):
 def fires(code, counts):
     """Does the trap encoded in ``code`` fire on dice with these face counts (an int array of
     length 7, counts[f] for f = 1..6, each at most 127)?"""
-    return fires_packed(code, pack_counts(counts))
+    return fires_packed(code.reshape((1, code.shape[0])), 0, pack_counts(counts))
 
 
 @kernel(globals())
@@ -146,11 +148,10 @@ def _odds_table(codes, max_dice):
                         for t in range(n_traps):
                             # the last free count, summed apart first: fewer, larger terms
                             # for the compensated sum below
-                            code = codes[t]
                             partial = 0.0
                             for c5 in range(r4 + 1):
                                 counts[5], counts[6] = c5, r4 - c5
-                                if fires(code, counts):
+                                if fires_packed(codes, t, pack_counts(counts)):
                                     partial += binom[r4, c5]
                             if partial == 0.0:
                                 continue
