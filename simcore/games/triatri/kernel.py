@@ -39,7 +39,7 @@ W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
 WORK_WIDTH = W_BIDS + MAX_PLAYERS
 
 
-@kernel(globals(), inline="always")
+@kernel(globals())
 def deal(hands, rules, streams, order, deal_script, work):
     """Six cards each: the next scripted deal, or a Fisher-Yates shuffle of ids 0..D-1 from DEAL
     (seat s gets positions 6s..6s+5)."""
@@ -86,7 +86,7 @@ def pick_at(seat, p0, p1, p2, p3, mask):
     return p0, p1, p2, p3, card
 
 
-@kernel(globals(), inline="always")
+@kernel(globals())
 def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands, order, counters,
                 log, deal_log, deal_script, script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
@@ -255,9 +255,7 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_st
     return FINISHED, -1
 
 
-# inline, with play_rounds and deal: each call with many arrays takes and gives back a reference count
-# per array (NRT_incref/NRT_decref); compiled into run_chunk a random game is 1.75x faster
-@kernel(globals(), inline="always")
+@kernel(globals())
 def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
               order, counters, scores, shares, log, deal_log, no_deals, no_script, work):
     """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).
