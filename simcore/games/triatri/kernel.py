@@ -1,6 +1,7 @@
 """TriATri: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
+Entry points share ``play_rounds`` (the all-random build, ``play_rounds_random``, is compiled into
+its callers): ``run_chunk`` (rows of a run, in parallel),
 ``play_many_logged`` (full trick and deal logs: replays and the differential test) and
 ``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the game's
 DEAL stream (``streams``) in the order documented in simcore/games/triatri/reference.py; the
@@ -39,7 +40,7 @@ W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
 WORK_WIDTH = W_BIDS + MAX_PLAYERS
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def deal(hands, rules, streams, order, deal_script, work):
     """Six cards each: the next scripted deal, or a Fisher-Yates shuffle of ids 0..D-1 from DEAL
     (seat s gets positions 6s..6s+5)."""
@@ -86,8 +87,7 @@ def pick_at(seat, p0, p1, p2, p3, mask):
     return p0, p1, p2, p3, card
 
 
-@kernel(globals())
-def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands, order, counters,
+def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands, order, counters,
                 log, deal_log, deal_script, script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
 
@@ -255,7 +255,16 @@ def play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_st
     return FINISHED, -1
 
 
-@kernel(globals())
+play_rounds = kernel(globals())(_play_rounds)  # strategies and scenarios: one compiled function
+# The all-random loop is compiled into its caller instead (play_game, and so run_chunk's blocks):
+# each call of a compiled function takes and gives back a reference count for every array it is
+# passed, seventeen here and six for each deal, and those cost a random game 40% of its time
+# (BENCHMARKS.md, "Reference counts at every call").  Only this build is inlined: the strategies'
+# loop compiled into run_chunk too took TriATri's first compile from 38 s to 144 s (1695828).
+play_rounds_random = kernel(globals(), inline="always")(_play_rounds)
+
+
+@kernel(globals(), inline="always")
 def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
               order, counters, scores, shares, log, deal_log, no_deals, no_script, work):
     """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).
@@ -268,9 +277,14 @@ def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params,
         table[T_SUPPLY + c] = rules[R_GEMS]
         for s in range(MAX_PLAYERS):
             table[T_GEMS + 3 * s + c] = 0
-    status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
-                                  order, counters, log, deal_log, no_deals, no_script, work, np.int64(0),
-                                  np.int64(1 << 30), np.int64(-1))
+    if strategies is None:
+        status, instant = play_rounds_random(rules, cards, masks, facts, None, params, streams, seat_streams, table,
+                                             hands, order, counters, log, deal_log, no_deals, no_script, work,
+                                             np.int64(0), np.int64(1 << 30), np.int64(-1))
+    else:
+        status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table,
+                                      hands, order, counters, log, deal_log, no_deals, no_script, work, np.int64(0),
+                                      np.int64(1 << 30), np.int64(-1))
     # int64, not literals: one play_rounds for this and play_scenario (a literal argument
     # compiles a version of its own)
     final_standing(table, rules, instant, scores, shares)
