@@ -45,6 +45,27 @@ def test_kernel_matches_reference_on_random_games(triatri, players):
         assert total["redeals"] > 50
 
 
+@pytest.mark.parametrize("players,settings", [(2, {}), (3, {}), (4, {}), (3, {"gems_per_colour": 3, "instant_win_sets": 1}),
+                                             (4, {"instant_win_sets": 0, "fakes_4": 5, "high": 9})])
+def test_all_random_build_rows_equal_the_logged_games(triatri, players, settings):
+    """run_chunk plays an all-random line-up with its own build of the round loop (no strategy
+    calls, the draws taken in registers); the logs come from the strategies' loop, which the tests
+    above hold to the reference.  Every column of the run equals what the logged games give."""
+    setup = triatri.setup(players, triatri.variant(overrides=settings))
+    lineup = triatri.lineup("random", players)
+    columns = triatri.run_chunk(setup, lineup, 41, 100, 600)
+    logs = triatri.kernel_logs(setup, lineup, 41, range(100, 700))
+    assert len(logs) == 600 == len(columns["game"])
+    for k, log in enumerate(logs):
+        assert [columns[f"score_{s}"][k] for s in range(players)] == log["scores"], k
+        assert [float(columns[f"share_{s}"][k]) for s in range(players)] == pytest.approx(log["shares"]), k
+        assert [int(columns[f"gems_{s}"][k]) for s in range(players)] == \
+            [g[0] + (g[1] << 10) + (g[2] << 20) for g in log["gems"]], k
+        for name, value in log["counters"].items():
+            assert columns[name][k] == value, (k, name)
+        assert columns[f"ended_{log['end'].replace('-', '_')}"][k] == 1, k
+
+
 @pytest.mark.parametrize("players,lineup", [(2, "heuristic,greedy"), (3, "greedy,heuristic,random"),
                                             (4, "heuristic,random,greedy,heuristic")])
 def test_reference_replays_strategy_decisions(triatri, players, lineup):

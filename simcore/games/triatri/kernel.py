@@ -1,13 +1,13 @@
 """TriATri: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds`` (the all-random build, ``play_rounds_random``, is compiled into
-its callers): ``run_chunk`` (rows of a run, in parallel),
-``play_many_logged`` (full trick and deal logs: replays and the differential test) and
-``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the game's
-DEAL stream (``streams``) in the order documented in simcore/games/triatri/reference.py; the
-strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never
-``streams``.  When every seat plays ``random``, run_chunk and play_many_logged use play_rounds'
-build without strategies (about three times as fast; same draws, same games).
+Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel; its all-random
+build, ``play_rounds_random``, is compiled into it), ``play_many_logged`` (full trick and deal
+logs: replays and the differential test) and ``play_scenario`` (scripted deals and decisions:
+``balance play``).  Chance comes from the game's DEAL stream (``streams``) in the order
+documented in simcore/games/triatri/reference.py; the strategy at seat s is handed
+``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never ``streams``.  When every seat
+plays ``random``, run_chunk uses play_rounds' build without strategies (about three times as
+fast; same draws, same games).
 """
 
 import numpy as np
@@ -256,7 +256,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
 
 
 play_rounds = kernel(globals())(_play_rounds)  # strategies and scenarios: one compiled function
-# The all-random loop is compiled into its caller instead (play_game, and so run_chunk's blocks):
+# The all-random loop is compiled into its caller instead (play_game, and so run_chunk):
 # each call of a compiled function takes and gives back a reference count for every array it is
 # passed, seventeen here and six for each deal, and those cost a random game 40% of its time
 # (BENCHMARKS.md, "Reference counts at every call").  Only this build is inlined: the strategies'
@@ -349,7 +349,10 @@ def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, param
 @kernel(globals())
 def play_many_logged(seed, keys, indices, rules, cards, masks, strategies, params, logs, deal_logs, scores, shares,
                      counters, gems, status):
-    """Logged games for replays and tests: arrays gain a leading game axis; ``gems[k, s, c]``."""
+    """Logged games for replays and tests: arrays gain a leading game axis; ``gems[k, s, c]``.
+    Always the strategies' loop, even when every seat is random (the same draws, the same games):
+    the all-random build is compiled into run_chunk alone, and tests/test_triatri.py holds its
+    rows to these games'."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
@@ -358,17 +361,11 @@ def play_many_logged(seed, keys, indices, rules, cards, masks, strategies, param
     no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
     no_script = np.empty(0, dtype=np.int64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    everyone_random = all_random(strategies, rules[R_PLAYERS])
     facts = card_facts(rules, cards)
     for k in range(indices.shape[0]):
-        if everyone_random:  # the same loop as run_chunk's, so the differential test covers it
-            status[k] = play_game(seed, keys, indices[k], rules, cards, masks, facts, None, params, streams,
-                                  seat_streams, table, hands, order, counters[k], scores[k], shares[k], logs[k],
-                                  deal_logs[k], no_deals, no_script, work)
-        else:
-            status[k] = play_game(seed, keys, indices[k], rules, cards, masks, facts, strategies, params, streams,
-                                  seat_streams, table, hands, order, counters[k], scores[k], shares[k], logs[k],
-                                  deal_logs[k], no_deals, no_script, work)
+        status[k] = play_game(seed, keys, indices[k], rules, cards, masks, facts, strategies, params, streams,
+                              seat_streams, table, hands, order, counters[k], scores[k], shares[k], logs[k],
+                              deal_logs[k], no_deals, no_script, work)
         for s in range(rules[R_PLAYERS]):
             for c in range(3):
                 gems[k, s, c] = table[T_GEMS + 3 * s + c]
