@@ -279,18 +279,27 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
     return winner
 
 
+# run_chunk's runs of consecutive blocks with trap tallies of their own: several per thread on
+# machines of up to 16 cores, and 0.6 MB of tallies for the whole chunk
+STRIPES = 64
+
+
 @kernel(globals(), parallel=True)
 def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
               counters_out, judged_out, fired_out, stats_out):
     """Games start..start+n_games-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``), one row each;
-    judged_out/fired_out[trap, dice] get the fresh-dice judgement tallies summed over the chunk
-    (per-block tallies, merged after)."""
+    judged_out/fired_out[trap, dice] get the fresh-dice judgement tallies summed over the chunk.
+    The blocks are played in STRIPES runs of consecutive blocks, in parallel, each run adding into
+    tallies of its own, summed after (integer sums: the same totals for any thread count). Tallies
+    per block cost 9 MB to zero and a serial merge of a thousand rows for a chunk of 262,144 games,
+    which held two threads to 1.87x (BENCHMARKS.md, "Page faults")."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
-    block_judged = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
-    block_fired = np.zeros((n_blocks, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
-    block_stats = np.zeros((n_blocks, judged_out.shape[0], N_TRAP_STATS), dtype=np.int64)
-    for b in prange(n_blocks):
+    n_stripes = min(n_blocks, STRIPES)
+    stripe_judged = np.zeros((n_stripes, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    stripe_fired = np.zeros((n_stripes, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
+    stripe_stats = np.zeros((n_stripes, judged_out.shape[0], N_TRAP_STATS), dtype=np.int64)
+    for k in prange(n_stripes):
         streams = np.empty(N_STREAMS, dtype=np.uint64)
         seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
         table = np.zeros(TABLE_WIDTH, dtype=np.int64)
@@ -300,9 +309,9 @@ def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategi
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         log = np.empty((0, LOG_WIDTH), dtype=np.int64)
         cursor = np.zeros(1, dtype=np.int64)
-        # the block's tallies as views made once: a view per game costs reference counts
-        judged, fired, stats = block_judged[b], block_fired[b], block_stats[b]
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+        # the run's tallies as views made once: a view per game costs reference counts
+        judged, fired, stats = stripe_judged[k], stripe_fired[k], stripe_stats[k]
+        for g in range(k * n_blocks // n_stripes * BLOCK, min(n_games, (k + 1) * n_blocks // n_stripes * BLOCK)):
             winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
                                seat_streams, table, order, points, totals, counters, judged, fired, stats, log, cursor)
             winner_out[g] = winner
@@ -310,10 +319,10 @@ def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategi
                 scores_out[g, s] = totals[s]
             for c in range(N_COUNTERS):
                 counters_out[g, c] = counters[c]
-    for b in range(n_blocks):
-        judged_out += block_judged[b]
-        fired_out += block_fired[b]
-        stats_out += block_stats[b]
+    for k in range(n_stripes):
+        judged_out += stripe_judged[k]
+        fired_out += stripe_fired[k]
+        stats_out += stripe_stats[k]
 
 
 @kernel(globals())
