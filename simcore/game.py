@@ -32,9 +32,10 @@ def keep_freed_pages() -> None:
     By default glibc hands an array of more than 128 KiB (up to 32 MiB, as it adapts) back to the
     kernel when it is freed, and trims the heap's free top. Every chunk then gets fresh pages for
     its output arrays, and the play loop's threads fault each one in as they write their rows.
-    Those faults do not run in parallel: at 2 threads they took 14 ms of a 75 ms BIRD & WEATHER
-    chunk of 262,144 games, and its 1 -> 2 thread speed-up fell from the kernel's 2.0x to 1.66x
-    (BENCHMARKS.md, "Page faults"). With the thresholds raised, chunks reuse the same pages.
+    Those faults do not run in parallel: at 2 threads a BIRD & WEATHER chunk of 262,144 games
+    took 75-77 ms against the compiled loop's 58 ms, and its 1 -> 2 thread speed-up fell from the
+    loop's 2.0x to 1.6-1.7x (BENCHMARKS.md, "Page faults"). With the thresholds raised, chunks
+    reuse the same pages (60.5 ms).
     Nothing else changes: same rows, and the peak memory is the same (freed pages are kept, up
     to 256 MiB, not added)."""
     global _FREED_PAGES_KEPT
