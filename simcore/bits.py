@@ -56,6 +56,14 @@ def ix(i):
 
 
 @njit(cache=True, inline="always")
+def pick(flag, when_true, when_false):
+    """``when_true if flag else when_false`` as arithmetic: LLVM keeps it branch-free (the
+    conditions here are as good as random, a branch would be mispredicted half the time)."""
+    f = np.int64(flag)
+    return when_false + f * (when_true - when_false)
+
+
+@njit(cache=True, inline="always")
 def bit(i):
     return _ONE << np.uint64(i)
 

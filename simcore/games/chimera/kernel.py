@@ -12,7 +12,7 @@ is allocated per game: every scratch value lives in the per-block ``work`` and `
 import numpy as np
 from numba import prange
 
-from simcore.bits import bit, has, ix, popcount
+from simcore.bits import bit, has, ix, pick, popcount
 from simcore.games.chimera.rules import (
     C_CANNOT_FOLLOW, C_CHIMERA_WINS, C_CONVERSION_POINTS, C_CONVERSIONS, C_CRYSTALS_MISSED, C_CRYSTALS_TAKEN,
     C_DELIBERATE, C_FOLLOWER_PLAYS, C_HAND_SQ, C_LEADER_WINS, C_LOSS_THEN_WON, C_LOSSES_NOT_LAST, C_PASSED,
@@ -25,7 +25,7 @@ from simcore.games.chimera.rules import (
     R_WINNER_LEADS, RANK_BINS, ROUND_LOG_WIDTH, S_CRYSTALS, S_GRIMOIRES, S_VALUE, T_CRYSTALS, T_CRYSTALS_LEFT,
     T_GRIMOIRE, T_LEAD, T_LEADER, T_NEXT, T_PILE, T_PLAYED, T_PLAYS, T_RANK, T_ROUND, T_SEEN, T_SHEET, T_SUITS,
     T_HELD, T_IN_PLAY, T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, ZERO_TENS,
-    award_trick, best_following_rank, clear_sheet, kth_move, legal_masks, move_count, next_seat, pick, place_card,
+    award_trick, best_following_rank, clear_sheet, kth_move, legal_masks, move_count, next_seat, place_card,
     round_score,
     suit_of, trick_winner,
 )

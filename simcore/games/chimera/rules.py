@@ -52,7 +52,7 @@ the card was placed; -1 = empty slot) plus the mask of every card on it (covered
 import numba
 import numpy as np
 
-from simcore.bits import HAS_PDEP, bit, ix, leading_zeros, pdep, popcount, trailing_zeros
+from simcore.bits import HAS_PDEP, bit, ix, leading_zeros, pdep, pick, popcount, trailing_zeros
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 
@@ -289,14 +289,6 @@ def suit_high(cards, lead, zero_ten_rank):
     ten = (cards >> np.uint64(10 * lead)) & np.uint64(0x3FF)
     zero_ten = np.int64(ten >> np.uint64(9))
     return max(top_rank(ten & PLAIN_RANKS), zero_ten * (zero_ten_rank + 1) - 1)
-
-
-@kernel(globals(), inline="always")
-def pick(flag, when_true, when_false):
-    """``when_true if flag else when_false`` as arithmetic: LLVM keeps it branch-free (the
-    conditions here are as good as random, a branch would be mispredicted half the time)."""
-    f = np.int64(flag)
-    return when_false + f * (when_true - when_false)
 
 
 @kernel(globals(), inline="always")

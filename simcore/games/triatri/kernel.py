@@ -13,7 +13,7 @@ fast; same draws, same games).
 import numpy as np
 from numba import prange
 
-from simcore.bits import bit, has
+from simcore.bits import bit, has, ix
 from simcore.games.triatri.rules import (
     C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS,
     CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS,
@@ -61,30 +61,15 @@ def deal(hands, rules, streams, order, deal_script, work):
         hands[s] = hand
 
 
-assert MAX_PLAYERS <= 4  # pick_at holds one PLAY state per seat in four locals
-
-
 @kernel(globals(), inline="always")
-def pick_at(seat, p0, p1, p2, p3, mask):
-    """``random_pick`` for ``seat`` on the all-random loop's four PLAY states (locals): returns
-    them with the seat's advanced, and the pick."""
-    state = p0
-    if seat == 1:
-        state = p1
-    elif seat == 2:
-        state = p2
-    elif seat == 3:
-        state = p3
-    state, card = random_pick(state, mask)
-    if seat == 0:
-        p0 = state
-    elif seat == 1:
-        p1 = state
-    elif seat == 2:
-        p2 = state
-    else:
-        p3 = state
-    return p0, p1, p2, p3, card
+def pick_in(seat_streams, seat, mask):
+    """``random_pick`` for ``seat`` straight on its PLAY state in ``seat_streams`` (the
+    all-random loop).  A load and a store per draw: the four states once kept in locals cost
+    more, because LLVM chose among them with branches on the seat, which the CPU mispredicts
+    (the seat a trick starts at is the last winner): 948k -> 1,005k games/s (BENCHMARKS.md)."""
+    state, card = random_pick(seat_streams[ix(seat), PLAY], mask)
+    seat_streams[ix(seat), PLAY] = state
+    return card
 
 
 def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands, order, counters,
@@ -97,20 +82,14 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
 
     ``strategies is None``: every seat plays ``random`` and nothing is scripted.  Numba compiles
     that case separately and drops the branches on ``strategies is None`` at compile time, so the
-    all-random loop draws its picks directly from the deciding seat's PLAY state, one of four
-    locals (``pick_at``: registers, not a load and a store per draw), with no strategy dispatch,
-    no legality checks (the draw is legal by construction) and none of the table slots that only
-    strategies read; the draws are the same as ``random``'s (from ``seat_streams[seat]``)."""
+    all-random loop draws its picks directly from the deciding seat's PLAY state (``pick_in``),
+    with no strategy dispatch, no legality checks (the draw is legal by construction) and none of
+    the table slots that only strategies read; the draws are the same as ``random``'s (from
+    ``seat_streams[seat]``)."""
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
     fakes = masks[FAKE]
     withheld = np.uint64(rules[R_WITHHELD])  # cards no seat plays to a trick while another is legal (`cards --cause`)
-    # the all-random loop's PLAY states, one per seat (MAX_PLAYERS = 4), kept in locals; nothing
-    # draws from PLAY after the game (each game seeds its own streams), so they are not written back
-    p0 = seat_streams[0, PLAY]
-    p1 = seat_streams[1, PLAY]
-    p2 = seat_streams[min(2, n_players - 1), PLAY]
-    p3 = seat_streams[min(3, n_players - 1), PLAY]
     work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     deal_row = 0
@@ -127,7 +106,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
             deal(hands, rules, streams, order, deal_script, work)
             if strategies is None:
                 for s in range(n_players):
-                    p0, p1, p2, p3, table[T_BID + s] = pick_at(s, p0, p1, p2, p3, hands[s])
+                    table[T_BID + s] = pick_in(seat_streams, s, hands[s])
             else:
                 for s in range(n_players):
                     table[T_BID + s] = -1  # simultaneous: nobody sees another's bid
@@ -174,7 +153,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
             # 宝石を選ぶ: a supply gem, or one of the start player's own
             options = gem_options(table, start)
             if strategies is None:
-                p0, p1, p2, p3, option = pick_at(start, p0, p1, p2, p3, np.uint64(options))
+                option = pick_in(seat_streams, start, np.uint64(options))
             else:
                 option = scripted(script, work)
                 if option < 0:
@@ -195,10 +174,10 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
                 seat = start + position
                 if seat >= n_players:
                     seat -= n_players
-                hand = hands[seat]
+                hand = hands[ix(seat)]
                 legal = withhold(legal_cards(hand, suit, fakes), withheld)
                 if strategies is None:
-                    p0, p1, p2, p3, card = pick_at(seat, p0, p1, p2, p3, legal)
+                    card = pick_in(seat_streams, seat, legal)
                 else:
                     card = scripted(script, work)
                     if card < 0:
@@ -207,7 +186,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
                     if card < 0 or card >= deck or not has(legal, card):
                         return STRATEGY_BROKE_RULES, -1
                     table[T_ORDER + position] = seat
-                fact = facts[card]
+                fact = facts[ix(card)]
                 # counted without branches (a random card's kind is unpredictable)
                 is_fake = (fact & 3) == CLASS_COLOURLESS
                 counters[C_FAKES] += is_fake
@@ -219,10 +198,9 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
                                                        strategies is not None or row >= 0)
                 best, tied, lasts = land(best, tied, lasts, seat, cls, value)
                 previous = cls
-                if victim >= 0:
-                    counters[C_SWAPS] += 1
+                counters[C_SWAPS] += victim >= 0
                 counters[C_DOUBLED] += doubled
-                hands[seat] = hand & ~bit(card)
+                hands[ix(seat)] = hand & ~bit(card)
                 seen |= bit(card)
                 if strategies is not None:
                     table[T_PLAYED] = position + 1

@@ -34,6 +34,7 @@ A gem option is ``c`` (a supply gem of colour c) or ``3 + c`` (one of the start 
 """
 import numpy as np
 
+from simcore.bits import pick
 from simcore.errors import BalanceError
 from simcore.jit import kernel
 
@@ -241,7 +242,7 @@ def place_card(table, rules, cards, seat, card, position):
     return value != cards[card, 1], -1
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def resolve_bid(table, rules, cards):
     """The round's start player from the bids in T_BID, or -1 for a redeal."""
     n_players = rules[R_PLAYERS]
@@ -271,7 +272,7 @@ def resolve_bid(table, rules, cards):
     return -1  # three tied at three players
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def gem_score(table, rules, seat):
     """Sets +set_points, then two-colour pairs +pair_points, leftovers worth the supply."""
     g0 = table[T_GEMS + 3 * seat]
@@ -331,26 +332,23 @@ def lay_card(table, fact, seat, card, position, best, tied, lasts, previous, wri
     on the leader bookkeeping (best, tied, lasts), the swap victim (-1 if none) and whether the
     card was doubled.  (``land`` is left to the caller: the play loop is measurably faster so.)"""
     cls = fact & 3
-    if cls == CLASS_COLOURLESS and position > 0:
-        # a fake after the first card takes the leader's card and value
-        lead = lead_entry(tied, lasts)
-        victim = lead & 15
-        cls = lead >> 4
-        value = best
-        doubled = False
-        if write:
+    # a fake after the first card takes the leader's card and value
+    swaps = (cls == CLASS_COLOURLESS) & (position > 0)
+    lead = lead_entry(tied, lasts)
+    played = played_value(fact, previous)  # a leading fake: class colourless, value 0
+    value = pick(swaps, best, played)
+    victim = pick(swaps, lead & 15, -1)
+    doubled = (not swaps) & (played != fact_number(fact))
+    if write:
+        if swaps:
             table[T_HELD + seat] = table[T_HELD + victim]
             table[T_VALUE + seat] = best
             table[T_HELD + victim] = HELD_COLOURLESS
             table[T_VALUE + victim] = 0
-    else:
-        victim = -1
-        value = played_value(fact, previous)  # a leading fake: class colourless, value 0
-        doubled = value != fact_number(fact)
-        if write:
+        else:
             table[T_HELD + seat] = card if cls != CLASS_COLOURLESS else HELD_COLOURLESS
             table[T_VALUE + seat] = value
-    return cls, value, victim, doubled
+    return pick(swaps, lead >> 4, cls), value, victim, doubled
 
 
 @kernel(globals(), inline="always")
@@ -392,7 +390,7 @@ def game_end(table, rules, option, winner):
     return GOES_ON
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def final_standing(table, rules, instant, scores, shares):
     """Scores for everyone; shares: the instant winner, else best score, then most gems, then split."""
     n_players = rules[R_PLAYERS]
