@@ -411,12 +411,12 @@ def round_score(taken, value, crystals, rules):
     turned = 0
     gained = 0
     for k in range(rules[R_NEGATIVES]):
-        if turned >= crystals:
-            break
-        g = rules[R_NEG + k]
-        if (taken >> np.uint64(g)) & np.uint64(1):
-            turned += 1
-            gained -= 2 * rules[R_VALUES + g]
+        # without branches: a `break` here kept a reference count taken and given back on
+        # ``rules`` at every seat's score, and whether a seat holds a grimoire is a coin toss
+        g = rules[ix(R_NEG + k)]
+        turns = np.int64(turned < crystals) & np.int64((taken >> np.uint64(g)) & np.uint64(1))
+        turned += turns
+        gained -= turns * 2 * rules[ix(R_VALUES + g)]
     return value + gained, turned, gained
 
 
