@@ -53,7 +53,7 @@ W_LATER = W_FOLLOWING + MAX_PLAYERS       # per position: the highest of those a
 WORK_WIDTH = W_LATER + MAX_PLAYERS
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def deal(rules, streams, hands, work, info):
     """Draw steps 1-2: shuffle the deck (seat s gets positions T*s..T*s+T-1, the rest is boxed);
     if more grimoires than tricks, shuffle the grimoire ids and box the last G-T.  The ids in
@@ -119,8 +119,7 @@ def flush(counters, n_players, tricks, per_play, per_trick, passes, crystals_tak
     counters[C_CRYSTALS_MISSED] += crystals_missed
 
 
-@kernel(globals())
-def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters, seats, log,
+def _play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters, seats, log,
                 round_log, script, orders, round_limit, trick_limit, random_only):
     """Every round of the game; returns the status.  Scenarios pass the piles (``orders``, one
     row per round) and every move (``script``) and stop after ``round_limit`` rounds or
@@ -367,7 +366,13 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
     return FINISHED
 
 
-@kernel(globals())
+play_rounds = kernel(globals())(_play_rounds)  # strategies and scenarios: one compiled function
+# the all-random build is compiled into play_game, and so into run_chunk: no call, and none of
+# the reference counts a call takes and gives back on its arrays
+play_rounds_random = kernel(globals(), inline="always")(_play_rounds)
+
+
+@kernel(globals(), inline="always")
 def start_game(rules, table, work, counters, seats):
     for c in range(N_COUNTERS):
         counters[c] = 0
@@ -379,7 +384,7 @@ def start_game(rules, table, work, counters, seats):
         work[W_HAND_SCORES + s] = 0
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def finish_game(rules, table, work, counters, seats, info, shares, status):
     """「ゲームの終了と勝敗」: the highest total wins; a tie shares the win (none if unfinished)."""
     n_players = rules[R_PLAYERS]
@@ -403,7 +408,7 @@ def finish_game(rules, table, work, counters, seats, info, shares, status):
             shares[s] = 1.0 / tied
 
 
-@kernel(globals())
+@kernel(globals(), inline="always")
 def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, work,
               counters, seats, shares, log, round_log, info, no_script, no_orders, random_only):
     """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game); returns its status
@@ -411,8 +416,13 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
     seed_game(streams, seat_streams, seed, keys, index)
     start_game(rules, table, work, counters, seats)
     deal(rules, streams, hands, work, info)
-    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
-                         seats, log, round_log, no_script, no_orders, np.int64(1 << 30), np.int64(-1), random_only)
+    if random_only:
+        status = play_rounds_random(rules, masks, strategies, params, streams, seat_streams, table, hands, work,
+                                    counters, seats, log, round_log, no_script, no_orders, np.int64(1 << 30),
+                                    np.int64(-1), True)
+    else:
+        status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
+                             seats, log, round_log, no_script, no_orders, np.int64(1 << 30), np.int64(-1), False)
     # the limits as int64, not literals: one play_rounds for this and play_scenario (a literal
     # argument compiles a version of its own)
     finish_game(rules, table, work, counters, seats, info, shares, status)
