@@ -1,8 +1,9 @@
 """Chimera Tricks: the round loop that asks the strategies (compiled).
 
 Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel over blocks of
-games), ``play_many_logged`` (full trick and round logs: replays and the differential test) and
-``play_scenario`` (scripted deal, piles and moves: ``balance play``).  Chance comes from the DEAL
+games; its all-random build, ``play_rounds_random``, is compiled into it), ``play_many_logged``
+(full trick and round logs: replays and the differential test) and ``play_scenario`` (scripted
+deal, piles and moves: ``balance play``).  Chance comes from the DEAL
 stream in the order documented in simcore/games/chimera/reference.py (deck shuffle, then the boxed
 grimoires when some are boxed, then every round's pile); the strategy at seat s is handed
 ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game's ``streams``.  Nothing
