@@ -18,6 +18,16 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     llvm.set_option("balance", "-x86-cmov-converter=false")
 
 
-def kernel(namespace: dict, **options):
-    """``@kernel(globals())``: njit, cached on disk."""
-    return njit(cache=True, **options)
+def kernel(namespace: dict, refcounts: bool | None = None, **options):
+    """``@kernel(globals())``: njit, cached on disk.
+
+    ``refcounts=False`` compiles the function without Numba's reference counting (NRT, its
+    ``_nrt`` flag).  Numba otherwise takes a reference on every array argument when a compiled
+    function starts and gives it back when it returns, two atomic instructions each: a greedy
+    Chimera decision spent more time on them than on choosing (BENCHMARKS.md, 2026-11-27).  Such
+    a function must not allocate (Numba refuses to compile ``np.empty`` in it).  A function
+    called from it takes its setting unless it names its own, so a callee that allocates (a
+    search player, a plug-in) says ``refcounts=True``."""
+    if refcounts is not None:
+        options["_nrt"] = refcounts
+    return njit(**{"cache": True, **options})

@@ -104,7 +104,7 @@ def build_dispatch(decisions: dict[str, str], plugins: list[Plugin], fallback_mo
             lines.append(f"    if k == {k}:\n        return {target}({args})")
         lines.append(f"    return fallback({args})")
         exec("\n".join(lines), namespace)  # generated from our own argument lists only
-        injected[f"plugin_{decision}"] = njit(namespace[f"plugin_{decision}"])
+        injected[f"plugin_{decision}"] = njit(_nrt=True)(namespace[f"plugin_{decision}"])  # a plug-in may allocate (simcore/jit.py)
     return injected
 
 

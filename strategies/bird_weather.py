@@ -122,7 +122,7 @@ def can_be_beaten(card, lead, unseen, follow, table, number, rules, n_after):
     return (unseen & follow[lead] & higher) != 0
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_play(params, seat, hand, legal, seen, table, number, follow, rules):
     n_players = rules[R_PLAYERS]
     n = table[T_NPLAYED]
@@ -428,7 +428,7 @@ def deal_consistent(pool, need, voids, n_players, seat, hand, table, rules, deal
     deal_facedowns(seat, table, rules, rest, deal_facedown, rng)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_play(params, seat, hand, legal, seen, table, number, follow, rules, streams):
     """PIMC for §5-②: every legal card, in ``d`` deals of the unseen cards that respect the
     voids the others have shown, each finished ``p`` times by the playout policy."""
@@ -474,7 +474,7 @@ def follow_masks(number, rules):
     return follow
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_pick(params, seat, available, hand, seen, table, number, rules, streams):
     """PIMC for §6-③: whose face-down card to take after a 0-point trick (``seat`` won it),
     each choice finished in ``d`` deals of the unseen cards."""
@@ -506,7 +506,7 @@ def search_pick(params, seat, available, hand, seen, table, number, rules, strea
     return best_move(totals, available)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_facedown(params, seat, hand, table, number, rules, streams):
     """PIMC for §5-①: which card to lay face down, each choice played through the whole deal
     in ``d`` deals of the other seats' hands (their face-down cards chosen by the policy)."""
@@ -571,32 +571,32 @@ PLUGIN_DECISIONS = {
 }
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_facedown(params, seat, hand, table, number, rules, streams):
     return random_card(hand, streams)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_play(params, seat, hand, legal, seen, table, number, follow, rules, streams):
     return random_card(legal, streams)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_pick(params, seat, available, hand, seen, table, number, rules, streams):
     return random_card(available, streams)
 
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, these are never reached
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_facedown(k, params, seat, hand, table, number, rules, streams):
         return random_card(hand, streams)
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_play(k, params, seat, hand, legal, seen, table, number, follow, rules, streams):
         return random_card(legal, streams)
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_pick(k, params, seat, available, hand, seen, table, number, rules, streams):
         return random_card(available, streams)
 

@@ -88,7 +88,7 @@ def random_play(params, seat, hand, m0, m1, table, rules, masks, streams):
 
 # --- greedy -----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def greedy_play(seat, m0, m1, table, rules):
     n_players = rules[R_PLAYERS]
     lead = table[T_LEAD]
@@ -120,7 +120,7 @@ def greedy_play(seat, m0, m1, table, rules):
 
 # --- heuristic ----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def threat_counts(table, rules, masks, seat, unseen, lead, base):
     """For each later seat (i = 1, 2, ... after ``seat``) and rank r, how many unseen cards would
     give that seat a field holding ``lead`` of rank >= r (capped at RANK_CAP), written to the
@@ -171,7 +171,7 @@ def threat_counts(table, rules, masks, seat, unseen, lead, base):
             table[row + r] += table[row + r + 1]
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def sheet_outlook(top0, rank0, top1, rank1, rest, rules, masks, n_suits):
     """The chance that this sheet, left on the table, wins the next trick as a follower: for
     each lead suit (equally likely), the best following field the rest of the hand can make on
@@ -185,7 +185,7 @@ def sheet_outlook(top0, rank0, top1, rank1, rest, rules, masks, n_suits):
     return chance / n_suits
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_play(params, seat, hand, m0, m1, table, rules, masks):
     n_players = rules[R_PLAYERS]
     lead = table[T_LEAD]
@@ -440,7 +440,7 @@ def deal_pile(table, rules, order, rng):
         unseen &= ~bit(k)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_play(params, seat, hand, m0, m1, table, rules, masks, streams):
     """PIMC for one play: every legal move (on an empty sheet the two slots are mirror images, so
     slot 0 only), in ``d`` determinizations of what this seat has not seen, each finished ``p``
@@ -521,14 +521,14 @@ PLUGIN_DECISIONS = {
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, this is never reached
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_play(k, params, seat, hand, m0, m1, table, rules, masks, streams):
         return random_play(params, seat, hand, m0, m1, table, rules, masks, streams)
 
 
 # --- dispatch ------------------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def skilled_play(strategy, params, seat, hand, m0, m1, table, rules, masks, streams):
     """Every strategy but random, behind one call (keeps the play loop small)."""
     if strategy == GREEDY:

@@ -79,7 +79,7 @@ def others_dice(k, dice, others):
     return before, alongside
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def cautious_count(threshold, trap, rules, odds):
     """What a cautious player with this threshold declares for this trap (it reads nothing else)."""
     dice = rules[R_DICE]
@@ -91,12 +91,12 @@ def cautious_count(threshold, trap, rules, odds):
     return 0
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def cautious_declare(params, seat, table, rules, odds):
     return cautious_count(params[seat, P_THRESHOLD], table[T_TRAP], rules, odds)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def expected_points(k, table, rules, odds):
     """Expected points of declaring k this round, others modelled as uniform declarers."""
     dice = rules[R_DICE]
@@ -119,7 +119,7 @@ def expected_points(k, table, rules, odds):
     return mult * k * (reach - fire_here + fire_here * escape)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def expected_value_declare(seat, table, rules, odds):
     dice = rules[R_DICE]
     best, best_value = 0, -1.0
@@ -173,7 +173,7 @@ def outcome_worth(gained, me, table, rules, win):
     return 1.0 / tied if table[T_SCORE + me] + gained[me] == top else 0.0
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)  # it allocates
 def escapes_worth(declared, k, gained, me, table, rules, stay, points, win):
     """A later group of count ``k`` fired: the rounds that END during its escapes (some escaper's
     reroll fires; each reroll stays quiet with chance ``stay``), summed with their chances and
@@ -239,7 +239,7 @@ def escapes_worth(declared, k, gained, me, table, rules, stay, points, win):
     return total / orders
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)  # it allocates
 def round_worth(declared, me, table, rules, odds, win):
     """Exactly what this round is worth to seat ``me`` if every seat declares ``declared``: its
     expected points, or (``win``) its chance to win the game in this final round.  The round is
@@ -277,7 +277,7 @@ def round_worth(declared, me, table, rules, odds, win):
     return value + going * outcome_worth(gained, me, table, rules, win)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)  # it allocates its model of the others
 def best_response_declare(params, seat, table, rules, odds):
     """The best declaration against others who play ``cautious`` at threshold params[seat, 0]:
     the most expected points, or in the final round the best chance to win (ties: more points)."""
@@ -297,7 +297,7 @@ def best_response_declare(params, seat, table, rules, odds):
     return best
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_declare(params, seat, table, rules, odds, streams):
     return below(streams, PLAY, rules[R_DICE] + 1)
 
@@ -306,7 +306,7 @@ PLUGIN_DECISIONS = {"declare": "params, seat, table, rules, odds, streams"}
 
 if "plugin_declare" not in globals():  # stock build: no plug-ins, never reached
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_declare(k, params, seat, table, rules, odds, streams):
         return random_declare(params, seat, table, rules, odds, streams)
 

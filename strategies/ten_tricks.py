@@ -67,7 +67,7 @@ def number(card):
     return card - FIRST_INFECTED if card >= FIRST_INFECTED else (card & 7) + 1
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def lowest_number_card(mask):
     """The card of ``mask`` with the lowest printed number (lowest id on ties)."""
     best = -1
@@ -80,7 +80,7 @@ def lowest_number_card(mask):
     return best
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def trick_so_far(table):
     """(mask of the cards played to this trick, an infected card among them)."""
     trick = np.uint64(0)
@@ -89,7 +89,7 @@ def trick_so_far(table):
     return trick, (trick >> np.uint64(FIRST_INFECTED)) != 0
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def wins_for_now(table, card):
     """Would ``card`` win the trick if nobody played after it?  (Written into the play slot and
     taken back.)"""
@@ -118,7 +118,7 @@ def random_play(params, seat, hand, legal, table, rules, masks, streams):
 
 # --- greedy -----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def greedy_play(legal, table):
     if table[T_PLAYED] == 0:
         best = -1
@@ -143,7 +143,7 @@ def greedy_play(legal, table):
 
 # --- heuristic ----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def win_chance(table, rules, masks, hand, card, trick, infected):
     """Chance that ``card``, winning for now, still wins once the others have played: each
     unseen card that would beat it is in a later player's hand with probability h/U."""
@@ -182,7 +182,7 @@ def track_worth(params, seat, rules, track, tricks_left):
     return params[seat, H_TRACK] * track
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_play(params, seat, hand, legal, table, rules, masks):
     n_players = rules[R_PLAYERS]
     position = table[T_PLAYED]
@@ -239,7 +239,7 @@ def heuristic_play(params, seat, hand, legal, table, rules, masks):
     return best
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_swap(params, seat, hand):
     """Infected 8 feeds the track by 8 when it loses and wins most tricks it is led into; give
     up the lowest card, but only when the hand has few low cards to raise the track with."""
@@ -422,7 +422,7 @@ def playout_buffers(n_players):
             np.empty(1, dtype=np.uint64), np.zeros(64, dtype=np.float64))
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_play(params, seat, hand, legal, table, rules, masks, streams):
     """PIMC for 【①カードのプレイ】: every legal card, in ``d`` deals of the unseen cards consistent
     with what the seat has seen (voids and at-most-one colours shown, infected 8 with the
@@ -459,7 +459,7 @@ def search_play(params, seat, hand, legal, table, rules, masks, streams):
     return best_move(totals, legal)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_swap(params, seat, hand, table, rules, masks, streams):
     """PIMC for the swap (【ゲームの準備】②): no offer, or each card of the hand offered for
     infected 8, each played through the whole round in ``d`` deals of the other hands.  In each
@@ -520,11 +520,11 @@ PLUGIN_DECISIONS = {
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, these are never reached
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_swap(k, params, seat, hand, table, rules, masks, streams):
         return random_swap(params, seat, hand, table, rules, masks, streams)
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_play(k, params, seat, hand, legal, table, rules, masks, streams):
         return random_card(legal, streams)
 

@@ -92,7 +92,7 @@ def numbered(mask, masks):
     return mask & ~masks[FAKE]
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def extreme_card(mask, cards, highest):
     """The numbered card of ``mask`` with the highest (or lowest) number; -1 if none."""
     best = -1
@@ -107,7 +107,7 @@ def extreme_card(mask, cards, highest):
     return best
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def leads_if_played(table, rules, cards, seat, card):
     """Would ``seat`` lead the trick for now after playing ``card``?  (Placed and taken back.)"""
     position = table[T_PLAYED]
@@ -125,7 +125,7 @@ def leads_if_played(table, rules, cards, seat, card):
     return leader == seat
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def cheapest_leading(table, rules, cards, masks, seat, legal):
     """The lowest-numbered card of ``legal`` that leads the trick for now (-1 if none)."""
     best = -1
@@ -145,30 +145,30 @@ def gem_option_colour(option):
 
 # --- random -----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_bid(params, seat, hand, table, rules, cards, masks, streams):
     return random_card(hand, streams)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_gem(params, seat, options, hand, table, rules, cards, masks, streams):
     return random_option(options, streams)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_play(params, seat, hand, legal, table, rules, cards, masks, streams):
     return random_card(legal, streams)
 
 
 # --- greedy -----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def greedy_bid(hand, cards):
     best = extreme_card(hand, cards, True)
     return best if best >= 0 else kth_index(hand, 0)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def greedy_gem(options, hand, cards, masks):
     best, best_number = -1, -1
     for c in range(3):
@@ -182,7 +182,7 @@ def greedy_gem(options, hand, cards, masks):
     return kth_index(np.uint64(options), 0)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def greedy_play(seat, legal, table, rules, cards, masks):
     if table[T_PLAYED] == 0:
         top = extreme_card(legal, cards, True)
@@ -199,7 +199,7 @@ def greedy_play(seat, legal, table, rules, cards, masks):
 
 # --- heuristic ----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def gem_change(table, rules, seat, colour, delta, from_supply):
     """What gaining (delta +1) or losing (-1) one gem of ``colour`` does to ``seat``'s score,
     with the supply as it would then be; an instant win is worth INSTANT_WIN_VALUE."""
@@ -236,7 +236,7 @@ def gem_change(table, rules, seat, colour, delta, from_supply):
     return change
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def trick_worth(table, rules, seat, option):
     """(value of winning, value of losing) this trick's gem for ``seat``."""
     colour = gem_option_colour(option)
@@ -248,7 +248,7 @@ def trick_worth(table, rules, seat, option):
     return gem_change(table, rules, seat, colour, 1, False), 0.0
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def win_chance(table, rules, cards, masks, hand, colour):
     """Rough chance of taking a trick in ``colour`` led with my highest card of it: every
     unseen higher card of the colour, or fake, sits with an opponent with probability q."""
@@ -270,7 +270,7 @@ def win_chance(table, rules, cards, masks, hand, colour):
     return (1.0 - q) ** threats
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_gem(params, seat, options, hand, table, rules, cards, masks):
     best, best_value = -1, -1e9
     for option in range(6):
@@ -285,7 +285,7 @@ def heuristic_gem(params, seat, options, hand, table, rules, cards, masks):
     return best
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_play(params, seat, hand, legal, table, rules, cards, masks):
     option = table[T_GEM]
     win, lose = trick_worth(table, rules, seat, option)
@@ -323,7 +323,7 @@ def heuristic_play(params, seat, hand, legal, table, rules, cards, masks):
     return low if low >= 0 else kth_index(legal, 0)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def heuristic_bid(hand, cards):
     low = extreme_card(hand, cards, False)
     return low if low >= 0 else kth_index(hand, 0)
@@ -511,7 +511,7 @@ def others_unknown(seat, table, rules, in_trick):
     return need, voids
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks, streams):
     """PIMC for one decision: ``kind`` 0 the bid (``moves`` = the hand), 1 the gem (the options),
     2 the card (the legal cards).  ``d`` deals of the cards the seat has not seen, consistent
@@ -571,7 +571,7 @@ def search_decision(kind, params, seat, moves, hand, table, rules, cards, masks,
     return best_move(totals, moves)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_bid(params, seat, hand, table, rules, cards, masks, streams):
     moves = one_fake(hand, masks)
     if moves & (moves - np.uint64(1)) == 0:
@@ -579,7 +579,7 @@ def search_bid(params, seat, hand, table, rules, cards, masks, streams):
     return search_decision(0, params, seat, moves, hand, table, rules, cards, masks, streams)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_gem(params, seat, options, hand, table, rules, cards, masks, streams):
     moves = np.uint64(options)
     if moves & (moves - np.uint64(1)) == 0:
@@ -587,7 +587,7 @@ def search_gem(params, seat, options, hand, table, rules, cards, masks, streams)
     return search_decision(1, params, seat, moves, hand, table, rules, cards, masks, streams)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=True)
 def search_play(params, seat, hand, legal, table, rules, cards, masks, streams):
     moves = one_fake(legal, masks)
     if moves & (moves - np.uint64(1)) == 0:
@@ -605,15 +605,15 @@ PLUGIN_DECISIONS = {
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, these are never reached
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_bid(k, params, seat, hand, table, rules, cards, masks, streams):
         return random_card(hand, streams)
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_gem(k, params, seat, options, hand, table, rules, cards, masks, streams):
         return random_option(options, streams)
 
-    @kernel(globals())
+    @kernel(globals(), refcounts=True)
     def plugin_play(k, params, seat, hand, legal, table, rules, cards, masks, streams):
         return random_card(legal, streams)
 

@@ -331,9 +331,9 @@ def _play_rounds(rules, masks, strategies, params, streams, seat_streams, table,
                 table[ix(T_PILE + winner)] += popcount(np.uint64(table[ix(T_SHEET + winner)]))
                 table[ix(T_SHEET + winner)] = 0
             clear_sheet(table, winner)
-            if not random_only:
-                for i in range(n_players):
-                    table[ix(T_PLAYS + i)] = -1
+            if not random_only:  # every slot, not n_players': a fixed count is two stores, not a memset call
+                for i in range(MAX_PLAYERS):
+                    table[T_PLAYS + i] = -1
             tricks_done += 1
             if winner_leads:                 # C4: the winner leads; variant: the next seat
                 leader = winner
@@ -367,7 +367,8 @@ def _play_rounds(rules, masks, strategies, params, streams, seat_streams, table,
     return FINISHED
 
 
-play_rounds = kernel(globals())(_play_rounds)  # strategies and scenarios: one compiled function
+# strategies and scenarios: one compiled function, without reference counts (it allocates nothing)
+play_rounds = kernel(globals(), refcounts=False)(_play_rounds)
 # the all-random build is compiled into play_game, and so into run_chunk: no call, and none of
 # the reference counts a call takes and gives back on its arrays
 play_rounds_random = kernel(globals(), inline="always")(_play_rounds)

@@ -42,7 +42,7 @@ W_MOVED = W_FIRST + MAX_PLAYERS       # per seat: the survivors rescued in the l
 WORK_WIDTH = W_MOVED + MAX_PLAYERS
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def deal(hands, rules, streams, order, deal_script, work, table):
     """``hand_size`` cards each: the next scripted deal, or this round's deck (at 3 players
     without fixed colours one colour is drawn out first) shuffled by Fisher-Yates from DEAL,
@@ -95,7 +95,7 @@ def deal(hands, rules, streams, order, deal_script, work, table):
     return removed
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def offer_swaps(rules, masks, strategies, params, streams, seat_streams, table, hands, counters, script, work):
     """【ゲームの準備】②: seats dealt no infected may offer a card for infected 8; one offer is
     taken (drawn from DEAL among several).  Returns (offers mask, eligible mask, swap seat or -1,
@@ -130,7 +130,7 @@ def offer_swaps(rules, masks, strategies, params, streams, seat_streams, table, 
     return offers, eligible, seat, card
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
                 round_log, deal_script, script, leader_script, work, first_round, round_limit, trick_limit):
     """Rounds from ``first_round`` until the game ends; returns the status.
@@ -314,7 +314,7 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
     return FINISHED  # first_round was already past the round cap
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def final_standing(table, rules, counters, work, shares):
     """Highest total; tie -> more survivors on the upper board (end of the last round); still
     tied -> shared.  Also settles the comeback figure (a seat behind after round 1 won)."""
@@ -330,7 +330,7 @@ def final_standing(table, rules, counters, work, shares):
                 counters[C_COMEBACK] = 1
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, order,
               counters, shares, log, round_log, no_deals, no_script, work):
     """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game); returns its status

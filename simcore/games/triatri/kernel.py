@@ -233,7 +233,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
     return FINISHED, -1
 
 
-play_rounds = kernel(globals())(_play_rounds)  # strategies and scenarios: one compiled function
+play_rounds = kernel(globals(), refcounts=False)(_play_rounds)  # strategies and scenarios: one compiled function
 # The all-random loop is compiled into its caller instead (play_game, and so run_chunk):
 # each call of a compiled function takes and gives back a reference count for every array it is
 # passed, seventeen here and six for each deal, and those cost a random game 40% of its time
