@@ -251,7 +251,7 @@ def take_points(table, facedown, seen, winner, pick_seat, points, number):
     return seen
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def playout(table, hands, facedown, seen, leader, first, trick, rules, number, follow, policy, hp, rng, me, margin):
     """Finish the deal from play position ``first`` of trick ``trick`` (led by ``leader``) with
     every seat playing ``policy``, in a deal where ``hands``/``facedown`` are known (a
@@ -291,7 +291,7 @@ def playout(table, hands, facedown, seen, leader, first, trick, rules, number, f
     return standing_value(table, n_players, me, margin)
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def random_playout(table, hands, facedown, leader, first, trick, rules, number, follow, state, me, margin):
     """``playout`` with the random policy, as lean as the play loop: the same draws (``state``
     is the generator ``playout`` holds in its one-slot array), the same cards, the same value

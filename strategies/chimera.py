@@ -293,7 +293,7 @@ MARGIN_SCALE = 5.0      # points of lead that count as much as a whole win at ma
 MAX_MOVES = 32          # legal (card, slot) moves of one play: at most 2 x 13 cards
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def policy_move(policy, hp, seat, hand, m0, m1, table, rules, masks):
     """A move for ``seat`` inside a playout whose policy is heuristic or greedy (random is drawn
     in the playout's loop itself: a call there costs the loop reference counting on its arrays)."""
@@ -328,7 +328,7 @@ def standing_value(table, rules, me, margin):
     return share + margin * (mine - best_other) / MARGIN_SCALE
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def playout(table, hands, order, first_move, rules, masks, policy, hp, rng, me, margin, following):
     """Finish the round in ``table`` (a private copy of the public table), where every hand is
     known (``hands``: a determinization) and trick t is played for ``order[t]``: ``first_move``
@@ -410,7 +410,7 @@ def void_cards(table, seat, masks):
     return out
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def deal_pile(table, rules, order, rng):
     """The grimoire pile of this round as one determinization has it: ``order[trick]`` and
     ``order[trick + 1]`` are the two face-up ones; the later tricks' are drawn in random order from

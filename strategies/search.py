@@ -173,7 +173,7 @@ def random_subset(mask, k, rng):
 
 # --- dealing the unseen cards ----------------------------------------------------------------
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def deal_unseen(pool, need, voids, n_seats, hands_out, rng):
     """Deal ``need[s]`` cards of ``pool`` to each seat s (hands_out[s]), never giving a seat a
     card of ``voids[s]`` (cards it is known not to hold).  Seats with the least room are dealt

@@ -319,7 +319,7 @@ def round_value(table, rules, me, margin, shares):
     return share + margin * (mine - best_other) / rules[R_TARGET]
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def playout(table, hands, first, rules, masks, policy, hp, rng, me, margin, moved, shares):
     """Finish the round from play position ``first`` of the trick in ``table`` (T_TRICK led by
     T_LEADER, its first ``first`` cards in T_PLAYS) in a deal where every hand is known (a
@@ -396,7 +396,7 @@ def others_unknown(seat, hand, table, rules, in_trick, need, voids, single):
     return pool, holder
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def deal_consistent(pool, need, voids, single, n_players, hands, rng, masks):
     """``deal_unseen`` (never a card of a seat's voids), redealt up to DEAL_TRIES times until no
     seat holds two cards of a colour it has shown it holds at most one of; then the last deal

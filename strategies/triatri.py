@@ -384,7 +384,7 @@ def playout_deal(hands, rules, rng):
         rest &= ~hands[s]
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def playout_bids(table, hands, rules, cards, policy, rng, fixed_seat, fixed_card):
     """The start-player bid of a playout: ``fixed_seat`` bids ``fixed_card`` (-1: none), everyone
     else as the policy would; a redeal deals the whole deck afresh and everyone bids by the
@@ -405,7 +405,7 @@ def playout_bids(table, hands, rules, cards, policy, rng, fixed_seat, fixed_card
     return start, seen
 
 
-@kernel(globals())
+@kernel(globals(), refcounts=False)
 def playout(table, hands, seen, trick, start, option, first, forced, rules, cards, masks, facts, policy, hp, rng,
             me, margin, scores, shares):
     """Finish the game from trick ``trick`` of the round in ``table``, started by ``start``, played
