@@ -131,6 +131,11 @@ def _one_round(sky_city, setup, lineup, trap_name, scores, final, dice):
     return played
 
 
+
+def _work(module):
+    """round_worth's scratch (the best-response player allocates it once per decision)."""
+    return np.empty(module.ROUND_WORTH_WORK, dtype=np.int64)
+
 def test_best_response_rolls_first_alone_under_total_40(sky_city):
     """3 players, trap 'Total 40' (sum of all dice >= 40), against two cautious players.  Each
     cautious player declares 5 (10 dice expected on the table when it rolls fire 6.0% < 25%).
@@ -143,7 +148,8 @@ def test_best_response_rolls_first_alone_under_total_40(sky_city):
     odds = setup.odds[row]
     assert module.cautious_count(0.25, row, setup.rules, setup.odds) == 5
     table = _position(setup, row, [0, 0, 0], False)
-    worth = [module.round_worth(np.array([k, 5, 5]), 0, table, setup.rules, setup.odds, False) for k in range(6)]
+    work = _work(module)
+    worth = [module.round_worth(np.array([k, 5, 5]), 0, table, setup.rules, setup.odds, False, work) for k in range(6)]
     assert worth == pytest.approx([3 * odds[10], 1, 2, 3, 4, 5 * (1 - odds[15])], abs=1e-12)
     log = _one_round(sky_city, setup, sky_city.lineup("best-response,cautious,cautious", 3), "Total 40", [0, 0, 0],
                      False, [6, 6, 6, 6] + [1] * 10)
@@ -165,13 +171,15 @@ def test_best_response_plays_to_win_the_final_round(sky_city):
     assert module.cautious_count(0.25, row, setup.rules, setup.odds) == 2
     lineup = sky_city.lineup("best-response,cautious,cautious", 3)
     ordinary = _position(setup, row, [12, 10, 9], False)
-    points = [module.round_worth(np.array([k, 2, 2]), 0, ordinary, setup.rules, setup.odds, False) for k in range(6)]
+    work = _work(module)
+    points = [module.round_worth(np.array([k, 2, 2]), 0, ordinary, setup.rules, setup.odds, False, work)
+              for k in range(6)]
     assert points[1] == 1.0 and points[2] == pytest.approx(2 * (1 - odds[6]), abs=1e-12)
     assert points[3] > points[1] > points[2] and max(points) == points[3]
     log = _one_round(sky_city, setup, lineup, "Two pairs", [12, 10, 9], False, [1, 2, 3, 4, 5, 6, 1])
     assert log["rounds"][0]["declared"] == [3, 2, 2] and log["rounds"][0]["points"] == [3, 2, 2]
     final = _position(setup, row, [12, 10, 9], True)
-    wins = [module.round_worth(np.array([k, 2, 2]), 0, final, setup.rules, setup.odds, True) for k in range(6)]
+    wins = [module.round_worth(np.array([k, 2, 2]), 0, final, setup.rules, setup.odds, True, work) for k in range(6)]
     assert wins[2] == 1.0 and max(wins[:2] + wins[3:]) < 0.6
     log = _one_round(sky_city, setup, lineup, "Two pairs", [12, 10, 9], True, [1, 2, 3, 4, 5, 6])
     assert log["rounds"][0]["declared"] == [2, 2, 2] and log["rounds"][0]["points"] == [4, 4, 4]
@@ -209,8 +217,8 @@ def test_best_response_round_values_match_the_reference_rounds(sky_city, players
         final = rng.random() < 0.5
         table = _position(setup, row, scores, final)
         me = rng.randrange(players)
-        points = module.round_worth(np.array(declared), me, table, setup.rules, setup.odds, False)
-        win = module.round_worth(np.array(declared), me, table, setup.rules, setup.odds, True)
+        points = module.round_worth(np.array(declared), me, table, setup.rules, setup.odds, False, _work(module))
+        win = module.round_worth(np.array(declared), me, table, setup.rules, setup.odds, True, _work(module))
         dice = _Dice(row)
         got_points, got_win = [], []
         for _ in range(4000):
