@@ -1,11 +1,13 @@
 """A Chimera Tricks plug-in that tries to cheat (tests/test_hidden_information_cards.py).
 
 Its move is a hash of EVERYTHING ``choose_play`` receives that could carry another seat's cards
-(its own hand and legal masks, every slot of the table, shared scratch included, the rules, the
-masks and the random streams), mapped onto its legal moves.  Any one argument value that
+(its own hand, parameter row and legal masks, every slot of the table, shared scratch included,
+the rules, the masks and the random streams), mapped onto its legal moves.  Any one argument value that
 changed with the other seats' hands or with the hidden part of the grimoire pile would move its
 choice, so it plays the same in two positions only if the kernel hands it nothing hidden.
-It draws nothing and leaves every argument as it found it."""
+It draws nothing and leaves every argument as it found it.  It allocates an array on every call,
+as a plug-in may: Chimera's dispatch to it is compiled without reference counts, the plug-ins with
+them (simcore/jit.py), and this is the test that a plug-in which allocates still runs there."""
 import numpy as np
 from numba import njit
 
@@ -39,6 +41,11 @@ def choose_play(params, seat, hand, m0, m1, table, rules, masks, streams):
     h = stir(h, hand)
     h = stir(h, m0)
     h = stir(h, m1)
+    own = np.empty(params.shape[1], dtype=np.float64)
+    own[:] = params[seat]
+    bits = own.view(np.uint64)  # every bit of the own row's floats
+    for j in range(bits.shape[0]):
+        h = stir(h, bits[j])
     for i in range(table.shape[0]):
         h = stir(h, np.uint64(table[i]))
     for i in range(rules.shape[0]):
