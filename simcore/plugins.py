@@ -104,7 +104,9 @@ def build_dispatch(decisions: dict[str, str], plugins: list[Plugin], fallback_mo
             lines.append(f"    if k == {k}:\n        return {target}({args})")
         lines.append(f"    return fallback({args})")
         exec("\n".join(lines), namespace)  # generated from our own argument lists only
-        injected[f"plugin_{decision}"] = njit(_nrt=True)(namespace[f"plugin_{decision}"])  # a plug-in may allocate (simcore/jit.py)
+        # with reference counts (Numba's _nrt), even behind a dispatch compiled without them: a
+        # plug-in may allocate (simcore/jit.py)
+        injected[f"plugin_{decision}"] = njit(_nrt=True)(namespace[f"plugin_{decision}"])
     return injected
 
 
