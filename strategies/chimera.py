@@ -34,7 +34,8 @@ import numpy as np
 
 from simcore.bits import bit, has, kth_index, lowest_index, popcount
 from simcore.games.chimera.rules import (
-    M_CRYSTAL, M_DECK, M_SUIT, MAX_PLAYERS, R_GRIMOIRES, R_PLACED, R_PLAYERS, R_TRICKS, R_VALUES, R_WINNER_LEADS,
+    M_CRYSTAL, M_DECK, M_SUIT, MAX_PLAYERS, R_GRIMOIRES, R_PLACED, R_PLAYERS, R_TEN, R_TRICKS, R_VALUES, R_WINNER_LEADS,
+    R_ZERO, ZERO_TENS,
     SCRATCH_WIDTH, T_CRYSTALS, T_CRYSTALS_LEFT, T_GRIMOIRE, T_HELD, T_IN_PLAY, T_LEAD, T_LEADER, T_NEXT, T_PLAYED,
     T_PLAYS, T_RANK, T_ROUND, T_SCRATCH, T_SEEN, T_SUITS, T_TAKEN, T_TOP, T_TOP_RANK, T_TOTAL, T_TRICK, T_VALUE,
     T_VOID, award_trick, best_following_rank, clear_sheet, field_after, kth_move, legal_masks, move_count,
@@ -61,6 +62,7 @@ H_NEXT, H_CRYSTAL, H_CARD, H_LEAD = 0, 1, 2, 3
 HEURISTIC_DEFAULTS = (0.15, 1.0, 0.15, 0.05)
 RANK_CAP = 40           # ranks at or above this are one bin in the heuristic's counts
 BINS = RANK_CAP + 1
+ONE_PER_SUIT = np.uint64(1 | 1 << 10 | 1 << 20 | 1 << 30)   # rank 1 of every suit (shift for rank r)
 
 
 # --- shared helpers ------------------------------------------------------------
@@ -152,19 +154,25 @@ def threat_counts(table, rules, masks, seat, unseen, lead, base):
                 keep_rank = max(keep_rank, rank0)
             else:
                 plain_rank = max(plain_rank, rank0)
-        cards = unseen
-        while cards:
+        if keep_rank >= 0:
+            # the other suits' cards follow at the larger rank: counted a rank at a time (one
+            # popcount each, the 0/10 cards at the rank they would take), not card by card
+            others = unseen & ~masks[M_SUIT + lead]
+            for rank in range(1, 10):
+                of_rank = others & (ONE_PER_SUIT << np.uint64(rank - 1))
+                table[row + min(max(keep_rank, rank), RANK_CAP)] += popcount(of_rank)
+            zero_ten_rank = rules[R_TEN] if stacked else rules[R_ZERO]
+            table[row + min(max(keep_rank, zero_ten_rank), RANK_CAP)] += popcount(others & ZERO_TENS)
+        cards = unseen & masks[M_SUIT + lead]
+        while cards:  # the lead suit's cards, one by one
             card = lowest_index(cards)
             cards &= cards - np.uint64(1)
             rank = rules[R_PLACED + 2 * card + stacked]
             best = -1
-            if suit_of(card) == lead:
-                if keep_rank >= 0:
-                    best = keep_rank + rank
-                if plain_rank >= 0:
-                    best = max(best, max(plain_rank, rank))
-            elif keep_rank >= 0:
-                best = max(keep_rank, rank)
+            if keep_rank >= 0:
+                best = keep_rank + rank
+            if plain_rank >= 0:
+                best = max(best, max(plain_rank, rank))
             if best >= 0:
                 table[row + min(best, RANK_CAP)] += 1
         for r in range(RANK_CAP - 1, -1, -1):    # suffix sums: cards reaching at least r

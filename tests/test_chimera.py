@@ -515,3 +515,68 @@ def test_search_beats_the_heuristic(game):
             columns = game.run_chunk(setup, game.lineup(",".join(seats), players), 3 + seat, 0, games)
             wins += float(np.sum(columns[f"share_{seat}"]))
         assert wins / (players * games) > floor, (players, wins / (players * games))
+
+
+def _threats_card_by_card(table, rules, seat, unseen, lead, n_players, module):
+    """The heuristic's threat counts in plain Python, one unseen card at a time (the compiled
+    threat_counts counts the other suits a rank at a time): rows of BINS per later seat."""
+    rows = []
+    for i in range(1, n_players - table[cm.T_PLAYED]):
+        other = (seat + i) % n_players
+        top0, rank0 = table[cm.T_TOP + 2 * other], table[cm.T_TOP_RANK + 2 * other]
+        top1, rank1 = table[cm.T_TOP + 2 * other + 1], table[cm.T_TOP_RANK + 2 * other + 1]
+        stacked = int(top0 >= 0 and top1 >= 0)
+        keep, plain = -1, -1
+        for open_slot, neighbour, rank in ((not (top0 >= 0 and top1 < 0), top1, rank1),
+                                           (not (top1 >= 0 and top0 < 0), top0, rank0)):
+            if open_slot and neighbour >= 0 and neighbour // 10 == lead:
+                keep = max(keep, rank)
+            elif open_slot:
+                plain = max(plain, rank)
+        hist = [0] * module.BINS
+        for card in range(cm.N_IDS):
+            if not (unseen >> card) & 1:
+                continue
+            rank = int(rules[cm.R_PLACED + 2 * card + stacked])
+            if card // 10 == lead:
+                best = max(keep + rank if keep >= 0 else -1, max(plain, rank) if plain >= 0 else -1)
+            else:
+                best = max(keep, rank) if keep >= 0 else -1
+            if best >= 0:
+                hist[min(best, module.RANK_CAP)] += 1
+        rows.append([sum(hist[r:]) for r in range(module.BINS)])  # cards reaching at least r
+    return rows
+
+
+@pytest.mark.parametrize("players, settings", [(4, {}), (3, {}), (4, {"zero_ten": [1, 12], "ranks": 7, "suits": 3}),
+                                               (4, {"zero_ten": False})])
+def test_threat_counts_match_a_card_by_card_count(players, settings):
+    """The heuristic's threat counts (strategies/chimera.py) on random sheets and unseen cards
+    equal the plain card-by-card count, 0/10 cards in empty and stacked slots included."""
+    game = get_game("chimera")
+    setup = cm.make_setup(players, settings)
+    module = game.strategy_module()
+    rng = np.random.default_rng(11)
+    deck = [c for c in range(cm.N_IDS) if (int(setup.masks[cm.M_DECK]) >> c) & 1]
+    suits = sorted({c // 10 for c in deck})
+    for _ in range(400):
+        table = np.zeros(cm.TABLE_WIDTH, dtype=np.int64)
+        cards = rng.permutation(deck)
+        for s in range(players):
+            tops = [int(cards[2 * s]), int(cards[2 * s + 1])]
+            for slot in range(2):
+                if rng.random() < 0.4:
+                    tops[slot] = -1
+            stacked = int(tops[0] >= 0 and tops[1] >= 0)
+            for slot in range(2):
+                table[cm.T_TOP + 2 * s + slot] = tops[slot]
+                table[cm.T_TOP_RANK + 2 * s + slot] = (
+                    setup.rules[cm.R_PLACED + 2 * tops[slot] + stacked] if tops[slot] >= 0 else 0)
+        table[cm.T_PLAYED] = rng.integers(0, players)
+        unseen = sum(1 << int(c) for c in cards[2 * players:] if rng.random() < 0.7)
+        seat, lead = int(rng.integers(0, players)), int(rng.choice(suits))
+        module.threat_counts(table, setup.rules, setup.masks, seat, np.uint64(unseen), lead, cm.T_SCRATCH)
+        expected = _threats_card_by_card(table, setup.rules, seat, unseen, lead, players, module)
+        for i, row in enumerate(expected):
+            start = cm.T_SCRATCH + i * module.BINS
+            assert list(table[start:start + module.BINS]) == row, (seat, lead, i)
