@@ -9,7 +9,7 @@ Each figure is a lazy query, LazyFrame in and LazyFrame out (``seat_shares``, ``
 the notebook API of docs/api.md): named aggregates reduce the rows to a few totals, and the
 intervals are computed from those inside the plan, by the formulas of ``analysis.stats`` written
 as expressions (``wilson_bounds``, ``mean_bounds``).  ``summarize`` collects them all at once
-(STYLE.md habit 10) and gives the same numbers, to the bit.
+(CONTRIBUTING.md, habit 10) and gives the same numbers, to the bit.
 """
 from __future__ import annotations
 

@@ -228,7 +228,8 @@ def build(setup, meta: dict, found: dict | None = None) -> tuple[list, dict]:
               Verdict(found_verdict["sentences"], found_verdict["note"], found_verdict["tone"]),
               Image("trap-points.png", points_alt(rows), points_chart(rows, players, meta["games"]), lead=True)]
     if any(assumed):
-        blocks.append(Alert("ASSUMED", [f"{sum(assumed)} of the {len(names)} trap cards are assumed (RULINGS.md); "
+        blocks.append(Alert("ASSUMED", [f"{sum(assumed)} of the {len(names)} trap cards are assumed "
+                                        "(docs/rules/sky-city-of-alea.md, Project rulings); "
                                         "their names are marked * below."]))
     blocks += [
         Paragraph(f"Deck: {meta.get('trap_deck', 'bundled default')}. Exact odds enumerate every face-count "

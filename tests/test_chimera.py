@@ -320,8 +320,8 @@ def test_summary_rates_intervals_and_assumptions(tmp_path):
 
 
 def test_assumed_notes_follow_the_data_in_force(game):
-    """The notes name what still rests on RULINGS.md's assumptions, and vanish once a variant
-    replaces it."""
+    """The notes name what still rests on the ASSUMED data of the Project rulings
+    (docs/rules/chimera-tricks.md), and vanish once a variant replaces it."""
     assert len(game.setup(4, game.variant()).assumed) == 2
     marks = game.setup(4, game.variant(overrides={"grimoires": [3, 2, 1, -1, -2, -3, 1, 1, 1, 1]}))
     assert len(marks.assumed) == 1 and "crystal marks on ranks 1 and 2" in marks.assumed[0]

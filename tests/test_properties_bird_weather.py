@@ -1,4 +1,4 @@
-"""Property tests for Trick-Take BIRD & WEATHER (STYLE habits 8 and 9).
+"""Property tests for Trick-Take BIRD & WEATHER (CONTRIBUTING.md, habits 8 and 9).
 
 Hypothesis draws random variants (custom decks, hand sizes, 1-3 deals, each rule switch on or
 off), seeds, game indices and strategy line-ups, and checks the COMPILED engine's trick logs

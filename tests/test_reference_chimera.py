@@ -4,7 +4,7 @@ scripts and illegal moves, the DEAL/PLAY stream contract, and seeded random game
 invariants (and replayed as scenarios).
 
 Seats, rounds, tricks and slots are 0-based.  Rulebook headings refer to
-rules/chimera-tricks.ja.txt; see docs/rules/chimera-tricks.md.  Most scenarios use a short
+the rulebook (docs/rules/chimera-tricks.md, Sources).  Most scenarios use a short
 grimoire list so that a round is only a few tricks long (tricks per round = grimoires in play).
 """
 import pytest

@@ -3,7 +3,7 @@ every rule, refusals of bad scripts and illegal cards, the DEAL/PLAY stream cont
 random games checked for invariants (and replayed as scenarios).
 
 Seats, rounds and tricks are 0-based.  Rulebook headings (【②勝敗の判定】 ...) refer to
-rules/ten-tricks-later.ja.txt; see docs/rules/ten-tricks-later.md.  Most scenarios use a small
+the rulebook (docs/rules/ten-tricks-later.md, Sources).  Most scenarios use a small
 ``hand_size`` so that a whole round fits in a few lines; the rules do not depend on it.
 """
 import dataclasses

@@ -1,9 +1,9 @@
 """Trick-Take BIRD & WEATHER: the rules as plain, readable Python (the oracle).
 
-Written from the rulebook (``rules/bird-and-weather.ja.txt``) and the project rulings
-(``RULINGS.md``), independently of the compiled kernel; ``docs/rules/bird-weather.md`` is the
-English account of what is implemented here.  Section marks (§4, §5-①, §6-③ ...) refer to the
-rulebook.
+Written from the rulebook (docs/rules/bird-weather.md, Sources) and the project rulings
+(docs/rules/bird-weather.md, Project rulings), independently of the compiled kernel;
+``docs/rules/bird-weather.md`` is the English account of what is implemented here.  Section marks
+(§4, §5-①, §6-③ ...) refer to the rulebook.
 
 A card is its number.  The tens digit is the *weather*, the ones digit the *bird*.  Seats are
 numbered 0..N-1 in clockwise order; seat 0 leads the first trick of the first deal.  Every index
@@ -46,7 +46,7 @@ def weather(card: int) -> int:
 
 
 def bird(card: int) -> int:
-    """Ones digit (§1); it is what a trick scores (§6-③ as corrected by RULINGS.md)."""
+    """Ones digit (§1); it is what a trick scores (§6-③ as corrected by the typo fix in docs/rules/bird-weather.md, Project rulings)."""
     return card % 10
 
 
@@ -137,7 +137,8 @@ def new_counters() -> dict[str, int]:
 
 
 def shares_of(scores: Sequence[int]) -> list[float]:
-    """§7 and RULINGS.md: highest total wins; a tie for the top splits one win equally."""
+    """§7 and docs/rules/README.md, Common conventions: highest total wins; a tie for the top splits
+    one win equally."""
     top = max(scores)
     tied = sum(1 for score in scores if score == top)
     return [1.0 / tied if score == top else 0.0 for score in scores]

@@ -57,8 +57,8 @@ class Chimera(Game, rules=cm):
 
     @property
     def assumed(self) -> tuple:
-        """Notes on the ASSUMED game data (RULINGS.md) of the rules in force: those of the last
-        setup built by this object, the defaults' before any."""
+        """Notes on the ASSUMED game data (docs/rules/chimera-tricks.md, Project rulings) of the rules
+        in force: those of the last setup built by this object, the defaults' before any."""
         return getattr(self, "_assumed", cm.DEFAULT_ASSUMED)
 
     def build_setup(self, players, variant):

@@ -1,11 +1,11 @@
 """Chimera Tricks: the rules as plain, readable Python (the oracle).
 
-Written from the rulebook (``rules/chimera-tricks.ja.txt``; its Japanese headings are cited, e.g.
+Written from the rulebook (docs/rules/chimera-tricks.md, Sources; its Japanese headings are cited, e.g.
 「ゲームの準備」, 「トリックの流れ」, 「◆使い魔カードの出し方」, 「◆キメラ」, 「◆特殊な使い魔カード」,
 「◆フォローの補足」, 「ラウンドの終了」, 「ゲームの終了と勝敗」, 「選択ルール」) and the project rulings
-(``RULINGS.md``, "Chimera Tricks"), independently of the compiled kernel.
+(docs/rules/chimera-tricks.md, Project rulings), independently of the compiled kernel.
 ``docs/rules/chimera-tricks.md`` is the English account of what is implemented here, with every
-assumption listed as C1, C2, ...  The deck and grimoire values are ASSUMED (RULINGS.md): the
+assumption listed as C1, C2, ...  The deck and grimoire values are ASSUMED (same rulings): the
 printed ones are unknown.
 
 Seats are numbered 0..N-1 clockwise; every index (round, trick, hand, slot) is 0-based.
@@ -58,7 +58,8 @@ SUIT_SIZE = 10                       # ids per suit: ranks 1..9, then the 0/10 c
 ZERO_TEN = 9                         # position of the 0/10 card within its suit (card % 10)
 ZERO_TEN_NAME = "0/10"
 CARD_IDS = 40
-DEFAULT_GRIMOIRES = (5, 4, 3, 3, 2, 2, 1, 1, -1, -2, -3, -4)   # ASSUMED (RULINGS.md)
+# ASSUMED (docs/rules/chimera-tricks.md, Project rulings): the printed values are unknown
+DEFAULT_GRIMOIRES = (5, 4, 3, 3, 2, 2, 1, 1, -1, -2, -3, -4)
 NO_GRIMOIRE = -1                     # next_grimoire on the last trick of a round
 
 COUNTER_KEYS = (
@@ -150,7 +151,8 @@ def _whole(value) -> bool:
 
 @dataclass(frozen=True)
 class Rules:
-    """One variant, as plain values.  Defaults: the ASSUMED deck and grimoires of RULINGS.md.
+    """One variant, as plain values.  Defaults: the ASSUMED deck and grimoires of
+    docs/rules/chimera-tricks.md, Project rulings.
 
     「ゲームの準備」: the tricks per round T = min(G, D // N) (G grimoires, D familiars); the
     familiars left over (D - N*T) and the grimoires left over (G - T) are boxed for the whole
@@ -220,7 +222,8 @@ class Rules:
         return len(self.grimoires) - self.tricks
 
     def is_crystal(self, card: int) -> bool:
-        """「◆特殊な使い魔カード」 クリスタル付き (ASSUMED ranks, RULINGS.md)."""
+        """「◆特殊な使い魔カード」 クリスタル付き (ASSUMED ranks: docs/rules/chimera-tricks.md,
+        Project rulings)."""
         return face(card) in self.crystal_ranks
 
     def placed_rank(self, card: int, stacked: bool) -> int:
@@ -339,7 +342,7 @@ def legal_moves(rules: Rules, hand: Sequence[int], sheet, lead_suit: int | None)
 
     A follower must end with a field containing the lead suit if any card and slot of theirs can
     (this also makes a field that already follows keep following: it always can); if none can,
-    any card in any open slot (「◆フォローの補足」, RULINGS.md)."""
+    any card in any open slot (「◆フォローの補足」, docs/rules/chimera-tricks.md, Project rulings)."""
     moves = [(card, slot) for card in sorted(hand) for slot in open_slots(sheet)]
     if lead_suit is None:
         return moves
@@ -359,7 +362,8 @@ def trick_winner(fields: Sequence[tuple[tuple[int, ...], int]], lead_suit: int) 
 
 def round_score(values: Sequence[int], crystals: int) -> tuple[int, int]:
     """「クリスタルの効果」: (score, conversions).  Each crystal turns one negative grimoire
-    positive, the most negative first (RULINGS.md); spare crystals do nothing."""
+    positive, the most negative first (docs/rules/chimera-tricks.md, Project rulings); spare
+    crystals do nothing."""
     negatives = sorted(v for v in values if v < 0)
     turned = negatives[:crystals]
     return sum(values) - 2 * sum(turned), len(turned)
@@ -556,7 +560,8 @@ def _play_trick(rules: Rules, table: _Table, deciders, counters, passed_before: 
     counters["deliberate_losses"] += winner in passed_before
 
     # 「◆特殊な使い魔カード」 クリスタル付き: one crystal per trick if a top card carries the mark
-    # and the supply has one (クリスタル枯渇！; RULINGS.md for the normal supply too).
+    # and the supply has one (クリスタル枯渇！; for the normal supply too: docs/rules/chimera-tricks.md,
+    # Project rulings).
     crystal = False
     if any(rules.is_crystal(card) for card in tops):
         if table.crystals_left > 0:
@@ -593,7 +598,7 @@ class _Game:
         self.boxed_grimoires = sorted(boxed_grimoires)
         self.hands = [list(hand) for hand in self.dealt]   # the hands of the next round
         self.hand_ids = list(range(n))
-        self.leader = 0                                    # RULINGS.md: seat 0 leads first
+        self.leader = 0      # seat 0 leads first (docs/rules/README.md, Common conventions)
         self.totals = [0] * n
         self.hand_scores = [0] * n
         self.grimoires_held = [0] * n

@@ -1,9 +1,9 @@
 """Chimera Tricks: state encoding and rules (compiled).
 
-Rules as implemented: docs/rules/chimera-tricks.md (rulebook + RULINGS.md "Chimera Tricks");
+Rules as implemented: docs/rules/chimera-tricks.md (the rulebook and the page's Project rulings);
 the plain-Python oracle is simcore/games/chimera/reference.py and the two share the card numbering and
 the order of random draws documented there.  The deck and the grimoire values are ASSUMED
-(RULINGS.md): every run that uses them says so (``Setup.assumed``).
+(docs/rules/chimera-tricks.md, Project rulings): every run that uses them says so (``Setup.assumed``).
 
 Encoding
 --------
@@ -64,8 +64,9 @@ SUIT_NAMES = ("S", "C", "H", "D")
 N_IDS = 40
 MAX_TRICKS = 13            # 40 familiars // 3 players
 MAX_GRIMOIRES = 64
-DEFAULT_GRIMOIRES = (5, 4, 3, 3, 2, 2, 1, 1, -1, -2, -3, -4)   # ASSUMED (RULINGS.md)
-DEFAULT_CRYSTAL_RANKS = (1, 2)                                  # ASSUMED (RULINGS.md)
+# ASSUMED (docs/rules/chimera-tricks.md, Project rulings): the printed values are unknown
+DEFAULT_GRIMOIRES = (5, 4, 3, 3, 2, 2, 1, 1, -1, -2, -3, -4)
+DEFAULT_CRYSTAL_RANKS = (1, 2)
 DEFAULT_ZERO_TEN = (0, 10)
 SCORE_LIMIT = 20_000       # |scores| a results file holds (int16 columns, squares in uint32)
 RANK_BINS = 21             # winning field ranks 0..19 one by one, then 20 and more
@@ -407,7 +408,8 @@ def clear_sheet(table, seat):
 @kernel(globals(), inline="always")
 def round_score(taken, value, crystals, rules):
     """「クリスタルの効果」: (score, conversions, points gained): each crystal turns one negative
-    grimoire positive, the most negative first (RULINGS.md); spare crystals do nothing."""
+    grimoire positive, the most negative first (docs/rules/chimera-tricks.md, Project rulings);
+    spare crystals do nothing."""
     turned = 0
     gained = 0
     for k in range(rules[R_NEGATIVES]):
@@ -427,13 +429,14 @@ from dataclasses import dataclass  # noqa: E402
 
 VARIANT_KEYS = {
     "suits": (int, "suits in the deck: the first 1-4 of S, C, H, D; default 4"),
-    "ranks": (int, "ranks 1..ranks in every suit (1-9); default 9 (ASSUMED deck, RULINGS.md)"),
+    "ranks": (int, "ranks 1..ranks in every suit (1-9); default 9 (ASSUMED deck, docs/rules/chimera-tricks.md, "
+                   "Project rulings)"),
     "zero_ten": ((list, bool), "the 0/10 card's rank in an empty slot and stacked, [0, 10] by default; "
                                "false: no 0/10 cards"),
     "crystal_ranks": (list, "printed ranks carrying a crystal mark, 0 = the 0/10 card; default [1, 2] "
-                            "(ASSUMED, RULINGS.md)"),
+                            "(ASSUMED, docs/rules/chimera-tricks.md, Project rulings)"),
     "grimoires": (list, "grimoire values, 1-64 whole numbers -99..99; default [5, 4, 3, 3, 2, 2, 1, 1, -1, -2, -3, -4] "
-                        "(ASSUMED, RULINGS.md)"),
+                        "(ASSUMED, docs/rules/chimera-tricks.md, Project rulings)"),
     "crystals": (int, "the crystal supply (0-1000); default 8; the rulebook's crystal shortage is 4"),
     "rounds": (int, "rounds in a game (1-100); default one per player; the rulebook's short game is 1"),
     "winner_leads": (bool, "true: the trick winner leads the next trick (ASSUMED, C4); false: the seat after "
@@ -471,7 +474,7 @@ class Setup:
     winner_leads: bool
     deck: tuple                 # familiar ids, ascending
     tricks: int                 # T: tricks per round = hand size = grimoires in play
-    assumed: tuple              # notes: which game data in force is ASSUMED (RULINGS.md)
+    assumed: tuple              # notes: which game data in force is ASSUMED (Project rulings)
     rules: np.ndarray
     masks: np.ndarray
 
@@ -487,22 +490,23 @@ class Setup:
 
 
 def assumed_notes(ranks: int, zero_ten, crystal_ranks: tuple, grimoires: tuple) -> tuple:
-    """What of the game data in force is the RULINGS.md assumption (the printed values are unknown)."""
+    """What of the game data in force is ASSUMED (docs/rules/chimera-tricks.md, Project rulings: the
+    printed values are unknown)."""
     notes = []
     deck = ranks == 9 and zero_ten == DEFAULT_ZERO_TEN
     marks = tuple(crystal_ranks) == DEFAULT_CRYSTAL_RANKS
     if deck and marks:
-        notes.append("Chimera Tricks deck ASSUMED (RULINGS.md; the printed card faces are unknown): ranks 1-9 and "
-                     "a 0/10 card in every suit, crystal marks on ranks 1 and 2")
+        notes.append("Chimera Tricks deck ASSUMED (docs/rules/chimera-tricks.md, Project rulings; the printed card "
+                     "faces are unknown): ranks 1-9 and a 0/10 card in every suit, crystal marks on ranks 1 and 2")
     elif deck:
-        notes.append("Chimera Tricks deck ASSUMED (RULINGS.md; the printed card faces are unknown): ranks 1-9 and "
-                     "a 0/10 card in every suit")
+        notes.append("Chimera Tricks deck ASSUMED (docs/rules/chimera-tricks.md, Project rulings; the printed card "
+                     "faces are unknown): ranks 1-9 and a 0/10 card in every suit")
     elif marks:
-        notes.append("Chimera Tricks crystal marks ASSUMED (RULINGS.md; the printed card faces are unknown): "
-                     "ranks 1 and 2 of every suit")
+        notes.append("Chimera Tricks crystal marks ASSUMED (docs/rules/chimera-tricks.md, Project rulings; the "
+                     "printed card faces are unknown): ranks 1 and 2 of every suit")
     if tuple(grimoires) == DEFAULT_GRIMOIRES:
-        notes.append("Chimera Tricks grimoire values ASSUMED (RULINGS.md; the printed values are unknown): "
-                     "+5 +4 +3 +3 +2 +2 +1 +1 -1 -2 -3 -4")
+        notes.append("Chimera Tricks grimoire values ASSUMED (docs/rules/chimera-tricks.md, Project rulings; the "
+                     "printed values are unknown): +5 +4 +3 +3 +2 +2 +1 +1 -1 -2 -3 -4")
     return tuple(notes)
 
 

@@ -145,7 +145,7 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
     work[W_DEAL_CURSOR] = 0
     tricks_done = 0
     moved = work[W_MOVED:W_MOVED + MAX_PLAYERS]  # settle_trick's rescued masks
-    leader = 0  # RULINGS.md: seat 0 leads round 0
+    leader = 0  # seat 0 leads round 0 (docs/rules/README.md, Common conventions)
     # Every seat random and nothing scripted: no strategy reads what a play shows (T_VOID,
     # T_SINGLE), so ``show_voids`` is left out; the same draws, the same cards.
     lean = script.shape[0] == 0

@@ -1,8 +1,8 @@
 """10 TRICKS LATER: the rules as plain, readable Python (the oracle).
 
-Written from the rulebook (``rules/ten-tricks-later.ja.txt``; its Japanese headings are cited,
+Written from the rulebook (docs/rules/ten-tricks-later.md, Sources; its Japanese headings are cited,
 e.g. 【ゲームの準備】, 【①カードのプレイ】, 【②勝敗の判定】, 【③感染者の襲撃】, 【④生存者の救出】,
-【ラウンドの終了】, 【ゲームの細則】) and the project rulings (``RULINGS.md``, "10 TRICKS LATER"),
+【ラウンドの終了】, 【ゲームの細則】) and the project rulings (docs/rules/ten-tricks-later.md, Project rulings),
 independently of the compiled kernel.  ``docs/rules/ten-tricks-later.md`` is the English account
 of what is implemented here, with every assumption listed as L1, L2, ...
 
@@ -266,7 +266,8 @@ def legal_plays(rules: Rules, hand: Sequence[int], trick_cards: Sequence[int], u
 
 def ranks(cards: Sequence[int]) -> list[int]:
     """【②勝敗の判定】: the printed number, except that a survivor 1 ranks 9 when the 8 of its
-    colour is in the same trick (for the winner only: 【ゲームの細則】②, RULINGS.md)."""
+    colour is in the same trick (for the winner only: 【ゲームの細則】②;
+    docs/rules/ten-tricks-later.md, Project rulings)."""
     eights = {colour(card) for card in cards if not is_infected(card) and number(card) == 8}
     return [9 if not is_infected(card) and number(card) == 1 and colour(card) in eights else number(card)
             for card in cards]
@@ -425,8 +426,8 @@ class ScriptedDecider:
 
 def _offer_swaps(rules: Rules, table: _Table, deciders, pick_swapper) -> tuple[list[int], tuple[int, int] | None]:
     """【ゲームの準備】②: seats holding no infected may offer a card for infected 8; one of several
-    is chosen at random (RULINGS.md).  The card given is set aside for the round.  Offers are asked
-    seat by seat on the hands as dealt (L2)."""
+    is chosen at random (docs/rules/ten-tricks-later.md, Project rulings).  The card given is set
+    aside for the round.  Offers are asked seat by seat on the hands as dealt (L2)."""
     if not rules.swap:
         return [], None
     offers = []
@@ -605,7 +606,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     game = _Game(rules, seat_deciders(decider, rules.players), [0] * rules.players, 0)
-    leader = 0                                             # RULINGS.md: seat 0 leads round 0
+    leader = 0                           # seat 0 leads round 0 (docs/rules/README.md, Common conventions)
     while True:
         removed, hands = deal_round(rules, deal)
         game.play_round(hands, removed, leader, deal.below)

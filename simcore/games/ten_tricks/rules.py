@@ -1,6 +1,6 @@
 """10 TRICKS LATER: state encoding and rules (compiled).
 
-Rules as implemented: docs/rules/ten-tricks-later.md (rulebook + RULINGS.md "10 TRICKS LATER");
+Rules as implemented: docs/rules/ten-tricks-later.md (the rulebook and the page's Project rulings);
 the plain-Python oracle is simcore/games/ten_tricks/reference.py and the two share the card numbering
 and the order of random draws documented there.
 
