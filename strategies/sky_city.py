@@ -32,7 +32,8 @@ import numpy as np
 
 from simcore.errors import BalanceError
 from simcore.games.sky_city.rules import (
-    MAX_DICE_PER_PLAYER, MAX_PLAYERS, R_DICE, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL, T_SCORE, T_TRAP,
+    MAX_DICE_PER_PLAYER, MAX_PLAYERS, R_DICE, R_FIRST_FAILURE_ENDS, R_MULTIPLIER, R_PLAYERS, R_ZERO_BONUS, T_FINAL,
+    T_SCORE, T_TRAP,
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, below
@@ -182,8 +183,9 @@ ROUND_WORTH_WORK = 6 * MAX_PLAYERS  # round_worth's scratch: its two rows, then 
 def escapes_worth(declared, k, gained, me, table, rules, stay, points, win, work):
     """A later group of count ``k`` fired: the rounds that END during its escapes (some escaper's
     reroll fires; each reroll stays quiet with chance ``stay``), summed with their chances and
-    worth.  Escapers go lowest score first; a tie is drawn at random, so every order the scores
-    allow is equally likely.  (All escaping is the round going on: the caller's business.)
+    worth.  (All escaping is the round going on: the caller's business.)  By the rulebook every
+    escaper rerolls and each who clears scores, so the escapes are independent and their order
+    does not matter; under ``first_failure_ends_escapes`` it does (first_failure_worth).
     ``work``: int64 scratch of 4 * MAX_PLAYERS, so that nothing is allocated per call."""
     n = rules[R_PLAYERS]
     group = work[:n]
@@ -192,6 +194,37 @@ def escapes_worth(declared, k, gained, me, table, rules, stay, points, win, work
         if declared[s] == k:
             group[m] = s
             m += 1
+    if rules[R_FIRST_FAILURE_ENDS] != 0:
+        return first_failure_worth(group, m, declared, k, gained, me, table, rules, stay, points, win, work)
+    if not win:
+        # my points so far stay mine; as an escaper I also score when I clear and another fails
+        kept = gained[me] * (1.0 - stay ** m)
+        if declared[me] != k:
+            return kept
+        return kept + points * stay * (1.0 - stay ** (m - 1))
+    # the final round: every set of escapers that cleared, but all of them (at most 2^4 sets)
+    outcome = work[3 * MAX_PLAYERS:3 * MAX_PLAYERS + n]
+    total = 0.0
+    for cleared in range((1 << m) - 1):
+        chance = 1.0
+        for s in range(n):
+            outcome[s] = gained[s]
+        for j in range(m):
+            if (cleared >> j) & 1:
+                chance *= stay
+                outcome[group[j]] += points
+            else:
+                chance *= 1.0 - stay
+        total += chance * outcome_worth(outcome, me, table, rules, True)
+    return total
+
+
+@kernel(globals(), refcounts=False)
+def first_failure_worth(group, m, declared, k, gained, me, table, rules, stay, points, win, work):
+    """escapes_worth under ``first_failure_ends_escapes``: escapers go lowest score first (a tie
+    drawn at random, so every order the scores allow is equally likely) and the first reroll
+    that fires ends the round, so the later escapers of the group score nothing."""
+    n = rules[R_PLAYERS]
     if not win:
         # my points so far stay mine; if I am an escaper, only my place in the order matters,
         # uniform over the places tied with my score

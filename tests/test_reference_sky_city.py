@@ -3,7 +3,7 @@ every rule (declarations and dice given explicitly), refusals of bad scripts and
 the DEAL/PLAY stream contract, and whole seeded random games checked for invariants.
 
 Seat and round numbers are 0-based.  Rulebook headings ("How to throw dice", "Getting out of the
-trap", ...) refer to the English half of rules/sky-city-of-alea.ja-en.txt; see
+trap", ...) refer to the English half of the rulebook (docs/rules/sky-city-of-alea.md, Sources); see
 docs/rules/sky-city-of-alea.md.
 """
 import dataclasses
@@ -226,18 +226,52 @@ FAIL_START = [0, 3, 1, 0, 0]
 FAIL_OPENING = [6, 6, 2, 6, 3]          # seat 0: 6 (clear); seats 1, 2: 6 2 / 6 3 → three 6s
 
 
-def test_a_failed_escape_ends_the_round_before_later_escapers_and_groups():
-    record, rnd = one_round(FIVE, "Three 6s", FAIL_DECLARE, FAIL_OPENING + [6, 6, 6, 1, 2], FAIL_START)
-    assert actions(rnd) == [("roll", 1, [0]), ("roll", 2, [1, 2]), ("escape", 2)]     # seat 1, seat 3: nothing
-    assert rnd.rolls[-1]["fired"]
-    assert (rnd.points, rnd.ended_by) == ([1, 0, 0, 0, 0], "failed-escape")          # no 0-bonus here
-    assert record.counters == counters(rounds=1, later_triggers=1, escapes=1)
+def test_every_triggered_player_rerolls_then_a_failure_ends_the_round_before_later_groups():
+    # "Each player who triggered the trap has one chance to get out of the trap": seat 2 (lower
+    # score) fails, seat 1 still rerolls and clears (2 points); then the round ends, so seat 3
+    # (declared 4) never rolls and nobody is paid the 0-bonus
+    record, rnd = one_round(FIVE, "Three 6s", FAIL_DECLARE, FAIL_OPENING + [6, 6, 6, 1, 2] + [1, 2, 3, 4, 5],
+                            FAIL_START)
+    assert actions(rnd) == [("roll", 1, [0]), ("roll", 2, [1, 2]), ("escape", 2), ("escape", 1)]
+    assert [r["fired"] for r in rnd.rolls[2:]] == [True, False]
+    assert (rnd.points, rnd.ended_by) == ([1, 2, 0, 0, 0], "failed-escape")
+    assert record.counters == counters(rounds=1, later_triggers=1, escapes=2, escapes_succeeded=1)
 
 
 def test_an_escape_failing_after_one_succeeded_keeps_the_first_escapers_points():
     record, rnd = one_round(FIVE, "Three 6s", FAIL_DECLARE,
                             FAIL_OPENING + [1, 2, 3, 4, 5] + [6, 6, 6, 1, 1], FAIL_START)
     assert actions(rnd) == [("roll", 1, [0]), ("roll", 2, [1, 2]), ("escape", 2), ("escape", 1)]
+    assert (rnd.points, rnd.ended_by) == ([1, 0, 2, 0, 0], "failed-escape")
+    assert record.counters == counters(rounds=1, later_triggers=1, escapes=2, escapes_succeeded=1)
+
+
+def test_both_escapers_failing_end_the_round_with_no_escape_points():
+    record, rnd = one_round(FIVE, "Three 6s", FAIL_DECLARE,
+                            FAIL_OPENING + [6, 6, 6, 1, 2] + [6, 6, 6, 3, 3], FAIL_START)
+    assert actions(rnd) == [("roll", 1, [0]), ("roll", 2, [1, 2]), ("escape", 2), ("escape", 1)]
+    assert (rnd.points, rnd.ended_by) == ([1, 0, 0, 0, 0], "failed-escape")
+    assert record.counters == counters(rounds=1, later_triggers=1, escapes=2)
+
+
+FIRST_FAILURE = dataclasses.replace(FIVE, first_failure_ends_escapes=True)
+
+
+def test_variant_first_failure_ends_the_round_before_later_escapers_and_groups():
+    record, rnd = one_round(FIRST_FAILURE, "Three 6s", FAIL_DECLARE, FAIL_OPENING + [6, 6, 6, 1, 2], FAIL_START)
+    assert actions(rnd) == [("roll", 1, [0]), ("roll", 2, [1, 2]), ("escape", 2)]     # seat 1, seat 3: nothing
+    assert rnd.rolls[-1]["fired"]
+    assert (rnd.points, rnd.ended_by) == ([1, 0, 0, 0, 0], "failed-escape")          # no 0-bonus here
+    assert record.counters == counters(rounds=1, later_triggers=1, escapes=1)
+    # the dice the default reading would roll next are one reroll too many here
+    with pytest.raises(BadScenario, match="too many dice"):
+        one_round(FIRST_FAILURE, "Three 6s", FAIL_DECLARE, FAIL_OPENING + [6, 6, 6, 1, 2] + [1, 2, 3, 4, 5],
+                  FAIL_START)
+
+
+def test_variant_first_failure_after_one_succeeded_keeps_the_first_escapers_points():
+    record, rnd = one_round(FIRST_FAILURE, "Three 6s", FAIL_DECLARE,
+                            FAIL_OPENING + [1, 2, 3, 4, 5] + [6, 6, 6, 1, 1], FAIL_START)
     assert (rnd.points, rnd.ended_by) == ([1, 0, 2, 0, 0], "failed-escape")
     assert record.counters == counters(rounds=1, later_triggers=1, escapes=2, escapes_succeeded=1)
 
@@ -559,8 +593,19 @@ def check_round(rules, rnd, before):
     elif rnd.ended_by == "first-roll":
         assert len(rnd.rolls) == 1 and rnd.rolls[0]["fired"]
     elif rnd.ended_by == "failed-escape":
-        assert rnd.rolls[-1]["kind"] == "escape" and rnd.rolls[-1]["fired"]
-        assert sum(r["fired"] for r in rnd.rolls if r["kind"] == "escape") == 1
+        # the round ends with the escapes of the last group that rolled: every one of its
+        # players rerolled (the rulebook), or, under first_failure_ends_escapes, up to the
+        # first failure, which is then the last roll of the round
+        last_group = group_rolls[-1]
+        escapes = rnd.rolls[rnd.rolls.index(last_group) + 1:]
+        assert last_group["fired"] and all(r["kind"] == "escape" for r in escapes)
+        assert sum(r["fired"] for r in escapes) >= 1
+        if rules.first_failure_ends_escapes:
+            assert escapes[-1]["fired"] and sum(r["fired"] for r in escapes) == 1
+        else:
+            assert sorted(r["seat"] for r in escapes) == last_group["seats"]
+            assert all(rnd.points[r["seat"]] == (0 if r["fired"] else rnd.declared[r["seat"]] * mult)
+                       for r in escapes)
     else:
         assert rnd.ended_by == "all-cleared" and len(group_rolls) == len(groups) and not rnd.rolls[-1]["fired"]
         assert all(rnd.points[s] == rnd.declared[s] * mult for s in range(n) if rnd.declared[s])
@@ -585,9 +630,10 @@ def check_deal_stream(rules, record, seed, index):
     assert record.winner == (tied[deal.below(len(tied))] if len(tied) > 1 else tied[0])
 
 
+@pytest.mark.parametrize("first_failure", [False, True], ids=["rulebook", "first-failure-ends"])
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_random_games_keep_every_invariant(players):
-    rules = Rules(players=players, deck=DECK)
+def test_random_games_keep_every_invariant(players, first_failure):
+    rules = Rules(players=players, deck=DECK, first_failure_ends_escapes=first_failure)
     seen_endings, seen_ties, seen_tiebreaks = set(), 0, 0
     for index in range(150):
         record = play_game(rules, 77, index)

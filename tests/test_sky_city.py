@@ -55,7 +55,7 @@ def test_reference_replays_strategy_declarations(sky_city, players, lineup):
 
 
 @pytest.mark.parametrize("settings", [{"dice_per_player": 3}, {"target": 6, "final_multiplier": 3},
-                                      {"zero_bonus": 5, "max_rounds": 4}])
+                                      {"zero_bonus": 5, "max_rounds": 4}, {"first_failure_ends_escapes": True}])
 def test_kernel_matches_reference_under_variants(sky_city, settings):
     setup = sky_city.setup(4, sky_city.variant(overrides=settings))
     logs = sky_city.kernel_logs(setup, sky_city.lineup("random", 4), 9, range(2000))
@@ -197,14 +197,16 @@ class _Dice:
         return self.rng.randrange(len(tied))
 
 
+@pytest.mark.parametrize("first_failure", [False, True], ids=["rulebook", "first-failure-ends"])
 @pytest.mark.parametrize("players", [3, 5])
-def test_best_response_round_values_match_the_reference_rounds(sky_city, players):
+def test_best_response_round_values_match_the_reference_rounds(sky_city, players, first_failure):
     """``round_worth`` (exact expected points, and in the final round the chance to win) against
     the reference engine's own rounds: for every trap that stays fired when dice are added, a
     random position (declarations, scores with ties, final flag) is played 4,000 times and the
     exact value lies within 4.5 standard errors of the sampled mean, give or take three
-    occurrences of an event too rare to be sampled (seeded: no flakiness)."""
-    setup = sky_city.setup(players, sky_city.variant())
+    occurrences of an event too rare to be sampled (seeded: no flakiness).  Under both escape
+    rules: the rulebook's (every escaper rerolls) and first_failure_ends_escapes."""
+    setup = sky_city.setup(players, sky_city.variant(overrides={"first_failure_ends_escapes": first_failure}))
     module = sky_city.strategy_module()
     rules = reference_rules(setup)
     rng = random.Random(90 + players)

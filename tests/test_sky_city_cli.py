@@ -56,7 +56,8 @@ SCENARIOS = sorted((Path(__file__).resolve().parent.parent / "examples" / "scena
 def test_a_scenario_for_every_rule():
     names = {p.stem for p in SCENARIOS}
     assert {"sky-city-groups", "sky-city-first-roll", "sky-city-escape-tie", "sky-city-escape-stays",
-            "sky-city-all-zero", "sky-city-final-round", "sky-city-final-3p", "sky-city-round-cap"} <= names
+            "sky-city-all-zero", "sky-city-final-round", "sky-city-final-3p", "sky-city-round-cap",
+            "sky-city-every-escaper-rerolls", "sky-city-first-failure-ends-escapes"} <= names
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])

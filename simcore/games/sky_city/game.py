@@ -31,7 +31,7 @@ class SkyCity(Game, rules=sc):
 
     @property
     def assumed(self):
-        return ("17 of the 22 default trap cards are ASSUMED (RULINGS.md); so is using all 22 at every player count",)
+        return ("17 of the 22 default trap cards are ASSUMED (docs/rules/sky-city-of-alea.md, Project rulings); so is using all 22 at every player count",)
 
     def build_setup(self, players, variant):
         # a trap deck named in a variant file is found beside that file
@@ -216,7 +216,7 @@ def reference_rules(setup):
     from simcore.games.sky_city import reference as ref
 
     return ref.Rules(setup.players, setup.full_deck, setup.dice_per_player, setup.target, setup.zero_bonus,
-                     setup.final_multiplier, setup.max_rounds)
+                     setup.final_multiplier, setup.max_rounds, setup.first_failure_ends_escapes)
 
 
 def reference_log(setup, seed: int, index: int, decisions_from: dict | None = None) -> dict:

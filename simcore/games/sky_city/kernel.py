@@ -16,7 +16,7 @@ from simcore.games.sky_city.rules import (
     C_ZERO_BONUSES, FAILED_ESCAPE, FIRST_ROLL, N_TRAP_STATS, S_ESCAPED, S_ESCAPES, S_FIRST_ROLL, S_POINTS,
     S_POINTS_SQ, S_ROUNDS, S_ZERO_PAID_ROUNDS, S_ZERO_ROUNDS, L_DECLARED, L_DICE, L_ENDED, L_FINAL, L_NDICE, L_POINTS,
     L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
-    R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH,
+    R_FIRST_FAILURE_ENDS, R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -129,8 +129,12 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                     counters[C_ZERO_BONUSES] += 1
             return FIRST_ROLL
         else:
-            # escapes (回避行動): lowest score first, ties at random; each rerolls every die
+            # escapes (回避行動): every triggered player of the group rerolls every die on the
+            # table, lowest score first, ties at random; each who clears scores their count; then,
+            # if any failed, the round ends (the rulebook, docs/rules/sky-city-of-alea.md A3).  The
+            # variant first_failure_ends_escapes ends it at the first failure instead.
             escaped = 0  # bit s: seat s has had its turn
+            failed = False
             for _ in range(group):
                 lowest = 1 << 62
                 tied = 0
@@ -156,10 +160,16 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                 judged[trap_id, on_table] += 1
                 if again:
                     fired_tally[trap_id, on_table] += 1
-                    return FAILED_ESCAPE
-                counters[C_ESCAPED] += 1
-                points[seat] += k * mult
-                table[T_SCORE + seat] += k * mult
+                    if rules[R_FIRST_FAILURE_ENDS] != 0:
+                        return FAILED_ESCAPE
+                    failed = True
+                else:
+                    counters[C_ESCAPED] += 1
+                    points[seat] += k * mult
+                    table[T_SCORE + seat] += k * mult
+            if failed:
+                return FAILED_ESCAPE
+            # every escaper cleared: the last reroll stays on the table and the next group rolls
         first_group = False
     return ALL_CLEARED
 

@@ -1,10 +1,10 @@
 """The Sky City of ALEA: the rules as plain, readable Python (the oracle).
 
-Written from the rulebook (``rules/sky-city-of-alea.ja-en.txt``; the English half's headings are
+Written from the rulebook (docs/rules/sky-city-of-alea.md, Sources; the English half's headings are
 cited as "Playing a round", "How to throw dice", "Getting out of the trap", "Declaring 0",
-"Last round", "Ending the game") and the project rulings (``RULINGS.md``, "The Sky City of
-ALEA"), independently of the compiled kernel.  ``docs/rules/sky-city-of-alea.md`` is the English
-account of what is implemented here, with every assumption listed.
+"Last round", "Ending the game") and the project rulings (docs/rules/sky-city-of-alea.md,
+Project rulings), independently of the compiled kernel.  ``docs/rules/sky-city-of-alea.md`` is
+the English account of what is implemented here, with every assumption listed.
 
 Seats are numbered 0..N-1; every index (round, declaration step, die) is 0-based.
 
@@ -82,6 +82,7 @@ class Rules:
     zero_bonus: int = 3
     final_multiplier: int = 2
     max_rounds: int = 200
+    first_failure_ends_escapes: bool = False   # variant: the first failed escape ends the round at once
 
     def __post_init__(self):
         if isinstance(self.players, bool) or self.players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
@@ -311,8 +312,9 @@ def play_round(rules: Rules, number: int, trap_index: int, declared: Sequence[in
     each roller of the group scores its count.  Trigger by the first group → the round ends, no
     escape, every 0-declarer scores the 0-bonus ("Declaring 0").  Trigger by a later group →
     "Getting out of the trap": lowest running total first, each rerolls all the table's dice;
-    a clean reroll scores the count, a firing one ends the round at once.  Every point of a final
-    round is multiplied ("Last round").
+    a clean reroll scores the count; once all have rerolled, the round ends if any reroll fired
+    (``first_failure_ends_escapes``: at the first one that fired).  Every point of a final round
+    is multiplied ("Last round").
     """
     n = rules.players
     trap = rules.traps[trap_index]
@@ -342,6 +344,10 @@ def play_round(rules: Rules, number: int, trap_index: int, declared: Sequence[in
             ended_by = FIRST_ROLL
             break
 
+        # "Getting out of the trap": every player who triggered gets their escape; if any of
+        # those who rerolled failed, the round ends and the later groups do not roll (振り直した人
+        # のうち1人でもアウトになった場合、そのラウンドは終了し、その後の順番の人…はダイスを振ることが
+        # できません).  The variant first_failure_ends_escapes stops at the first failure instead.
         remaining = list(seats)
         failed = False
         while remaining:
@@ -361,7 +367,9 @@ def play_round(rules: Rules, number: int, trap_index: int, declared: Sequence[in
                           "table_counts": face_counts(table), "fired": fired, "fresh": True})
             if fired:
                 failed = True
-                break
+                if rules.first_failure_ends_escapes:
+                    break
+                continue
             points[escaper] += count * mult
         if failed:
             ended_by = FAILED_ESCAPE
@@ -441,7 +449,7 @@ class _Game:
         return rnd
 
     def record(self, chance) -> GameRecord:
-        """Highest total wins; a tie → roll-off (RULINGS: uniform among the tied, seats ascending)."""
+        """Highest total wins; a tie → roll-off (Project rulings: uniform among the tied, seats ascending)."""
         n = self.rules.players
         if not self.over:
             return GameRecord(n, self.rounds, self.scores, [0.0] * n, None, False, False,

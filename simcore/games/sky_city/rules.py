@@ -27,8 +27,8 @@ MAX_PLAYERS = 5
 PLAYER_COUNTS = (3, 4, 5)
 MAX_DICE_PER_PLAYER = 5  # the trap language tables run to 25 dice on the table
 
-R_PLAYERS, R_DICE, R_TARGET, R_ZERO_BONUS, R_MULTIPLIER, R_MAX_ROUNDS, R_TRAPS = range(7)
-N_RULES = 7
+R_PLAYERS, R_DICE, R_TARGET, R_ZERO_BONUS, R_MULTIPLIER, R_MAX_ROUNDS, R_TRAPS, R_FIRST_FAILURE_ENDS = range(8)
+N_RULES = 8
 
 T_ROUND, T_FINAL, T_TRAP = 0, 1, 2
 T_SCORE = 3
@@ -81,6 +81,9 @@ VARIANT_KEYS = {
     "final_multiplier": (int, "points multiplier of the final round; default 2"),
     "max_rounds": (int, "round cap guarding against endless games (counted when hit); default 200"),
     "traps": (str, "trap deck TOML file (docs/traps.md); default the bundled 22-card deck"),
+    "first_failure_ends_escapes": (bool, "true: the first failed escape ends the round at once and the group's later "
+                                         "escapers do not reroll (the project's reading until 2026-11-27); default "
+                                         "false: every triggered player rerolls (the rulebook)"),
 }
 
 
@@ -94,6 +97,7 @@ class Setup:
     zero_bonus: int
     final_multiplier: int
     max_rounds: int
+    first_failure_ends_escapes: bool
     rules: np.ndarray
     codes: np.ndarray
     trap_ids: np.ndarray
@@ -121,6 +125,7 @@ def make_setup(players: int, settings: dict | None = None, base_dir=None) -> Set
     # scores are stored as 16-bit numbers: these bounds keep every total far inside them
     if not 0 <= zero_bonus <= 100 or not 1 <= multiplier <= 10 or not 1 <= max_rounds <= 100_000:
         raise BalanceError("variant 'zero_bonus' must be 0..100, 'final_multiplier' 1..10, 'max_rounds' 1..100000")
+    first_failure_ends = bool(settings.get("first_failure_ends_escapes", False))
     trap_file = settings.get("traps")
     if trap_file is not None and base_dir is not None and not Path(trap_file).is_absolute():
         trap_file = Path(base_dir) / trap_file
@@ -140,5 +145,6 @@ def make_setup(players: int, settings: dict | None = None, base_dir=None) -> Set
     rules[R_MULTIPLIER] = multiplier
     rules[R_MAX_ROUNDS] = max_rounds
     rules[R_TRAPS] = len(deck)
-    return Setup(players, deck, full, dice, target, zero_bonus, multiplier, max_rounds, rules, codes, trap_ids,
-                 np.ascontiguousarray(odds))
+    rules[R_FIRST_FAILURE_ENDS] = int(first_failure_ends)
+    return Setup(players, deck, full, dice, target, zero_bonus, multiplier, max_rounds, first_failure_ends, rules,
+                 codes, trap_ids, np.ascontiguousarray(odds))

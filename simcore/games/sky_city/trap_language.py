@@ -1,8 +1,9 @@
 """The Sky City of ALEA: trap cards — the condition language, trap decks and exact rational odds.
 
-A trap card says which dice on the table trigger it (rulebook "Type of cards"; RULINGS.md).  It is
-judged on *all* dice rolled so far this round, a multiset of faces 1..6, and every condition this
-language can state depends only on the count vector ``counts[f]`` = number of dice showing face f.
+A trap card says which dice on the table trigger it (rulebook "Type of cards";
+docs/rules/sky-city-of-alea.md, Project rulings).  It is judged on *all* dice rolled so far this
+round, a multiset of faces 1..6, and every condition this language can state depends only on the
+count vector ``counts[f]`` = number of dice showing face f.
 That is what makes the exact odds a finite sum over count patterns (``exact_probability`` here,
 compiled ``exact_odds`` in ``simcore/games/sky_city/trap_odds.py``).  Language, deck format and messages:
 docs/traps.md.
