@@ -1,5 +1,5 @@
 """The Python API for notebooks: ``simcore.run(...)`` returns the rows and the run's metadata,
-``simcore.simulate(...)`` just the rows (a Polars DataFrame)."""
+``simcore.simulate(...)`` just the rows (a Polars DataFrame, or with ``to="pandas"`` a pandas one)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,10 @@ from pathlib import Path
 import polars as pl
 
 from simcore.driver import DEFAULT_CHUNK, RunResult, run_games
+from simcore.errors import BalanceError
 from simcore.game import get_game
+
+TABLES = ("polars", "pandas")  # what ``simulate(to=...)`` hands back
 
 
 def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strategies=None,
@@ -32,6 +35,21 @@ def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strate
                      progress=False, keep_frame=True, force=force, resume=resume)
 
 
-def simulate(*args, **kwargs) -> pl.DataFrame:
-    """``run(...).frame``: the rows alone."""
-    return run(*args, **kwargs).frame
+def simulate(*args, to: str = "polars", **kwargs):
+    """``run(...).frame``: the rows alone, a Polars DataFrame; ``to="pandas"`` hands them back as a
+    pandas DataFrame instead (converted through pyarrow: the same columns in the same order, each
+    with its NumPy dtype, e.g. ``score_0`` int16 and ``share_0`` float32)."""
+    if to not in TABLES:
+        raise BalanceError(f"to={to!r}: a table is handed back as {' or '.join(map(repr, TABLES))}")
+    frame = run(*args, **kwargs).frame
+    return to_pandas(frame) if to == "pandas" else frame
+
+
+def to_pandas(table: pl.DataFrame | pl.LazyFrame):
+    """A Polars table (a LazyFrame is collected first, e.g. ``to_pandas(seat_shares(frame))``) as a
+    pandas DataFrame, column for column."""
+    import pandas  # noqa: F401 (Polars converts into it; imported on request only, so `import simcore` stays light)
+
+    if isinstance(table, pl.LazyFrame):
+        table = table.collect()
+    return table.to_pandas()

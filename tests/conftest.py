@@ -74,7 +74,7 @@ def balance(*args):
     from contextlib import redirect_stderr, redirect_stdout
     from io import StringIO
 
-    import cli
+    from balance import cli
 
     argv, out, err = sys.argv, StringIO(), StringIO()
     sys.argv = ["balance", *map(str, args)]

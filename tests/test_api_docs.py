@@ -92,3 +92,28 @@ def test_lazy_figures_match_an_independent_count_of_the_rows(example):
     counts = rows["score_0"].value_counts(sort=True).head(3)
     assert top["games"].to_list() == counts["count"].to_list()
     assert top["share"].to_list() == [c / 10_000 for c in counts["count"]]
+
+
+def test_the_pandas_rows_are_the_polars_rows(example):
+    """``to="pandas"``: the same games (same seed) column for column, each with its Polars type's
+    NumPy dtype; ``to_pandas`` of an analysis LazyFrame is its collected table."""
+    import numpy as np
+    import pandas as pd
+
+    names, printed, _ = example
+    games, games_pd = names["games"], names["games_pd"]
+    assert isinstance(games_pd, pd.DataFrame) and isinstance(games, pl.DataFrame)
+    assert list(games_pd.columns) == games.columns and len(games_pd) == len(games) == 20_000
+    assert games_pd.index.equals(pd.RangeIndex(20_000))
+    for column in games.columns:
+        values = games[column].to_numpy()
+        assert games_pd[column].dtype == values.dtype, column
+        assert np.array_equal(games_pd[column].to_numpy(), values), column
+    assert {str(games_pd[c].dtype) for c in ("game", "score_0", "share_0")} == {"uint64", "int16", "float32"}
+    assert games_pd["share_0"].mean() == pytest.approx(games["share_0"].mean(), rel=1e-6)
+    assert f"{games_pd['share_0'].mean()}" in printed
+    shares, shares_pd = names["shares"], names["shares_pd"]
+    assert isinstance(shares_pd, pd.DataFrame) and list(shares_pd.columns) == shares.columns
+    for column in shares.columns:
+        assert shares_pd[column].tolist() == shares[column].to_list(), column
+    assert str(shares_pd["wins"].dtype) == str(shares["wins"].to_numpy().dtype)

@@ -1,5 +1,5 @@
-"""The command line as a user meets it: ``cli.main`` (the ``balance`` console script) with real
-arguments, real files and true exit codes.
+"""The command line as a user meets it: ``balance.cli.main`` (the ``balance`` console script) with
+real arguments, real files and true exit codes.
 
 Most commands run in this process (``balance()`` patches ``sys.argv`` and calls ``cli.main``,
 so the compiled kernels load once); a few run as a separate Python process through the same
@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-import cli
+from balance import cli
 from simcore import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,8 +63,8 @@ def balance(*args) -> Outcome:
 
 
 def balance_process(*args, timeout=300) -> Outcome:
-    """``balance ARGS`` as a separate process (``python -c "import cli; cli.main()" ARGS``)."""
-    done = subprocess.run([sys.executable, "-c", "import cli; cli.main()", *map(str, args)],
+    """``balance ARGS`` as a separate process (``python -m balance ARGS``)."""
+    done = subprocess.run([sys.executable, "-m", "balance", *map(str, args)],
                           capture_output=True, text=True, cwd=ROOT, timeout=timeout)
     return Outcome(done.returncode, done.stdout, done.stderr)
 
@@ -255,7 +255,8 @@ def test_unwritable_output_folder(tmp_path):
 def test_help_answers_without_loading_numba():
     done = subprocess.run(
         [sys.executable, "-c",
-         "import sys, cli\ntry:\n    cli.main()\nfinally:\n    print('numba' in sys.modules, file=sys.stderr)",
+         "import sys\nfrom balance import cli\ntry:\n    cli.main()\n"
+         "finally:\n    print('numba' in sys.modules, file=sys.stderr)",
          "--help"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0
     for command in ("simulate", "report", "play", "replay", "bench", "games"):
@@ -495,7 +496,7 @@ def test_terminated_run_leaves_nothing_behind(tmp_path):
     import time
 
     out = tmp_path / "big.parquet"
-    process = subprocess.Popen([sys.executable, "-c", "import cli; cli.main()", "simulate", "bird-weather",
+    process = subprocess.Popen([sys.executable, "-m", "balance", "simulate", "bird-weather",
                                 "--games", "200000000", "--chunk-size", "100000", "-q", "--out", str(out)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120

@@ -145,7 +145,7 @@ def shown_commands() -> list[Shown]:
     """Every command shown, in page order; a word after ``balance`` that is not one of its commands
     (``balance = seat_balance(...)`` in a Python block) is not a command, and a synopsis with
     placeholders is not run."""
-    import cli
+    from balance import cli
 
     names = set(cli.typer.main.get_command(cli.app).commands)
     commands = []

@@ -78,7 +78,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
     killed = tmp_path / "killed.parquet"
     args = ["simulate", "bird-weather", "-n", "400000", "--seed", "9", "--chunk-size", "10000", "--threads", "1",
             "-q", "--out", str(killed)]
-    process = subprocess.Popen([sys.executable, "-c", "import cli; cli.main()", *args], cwd=ROOT,
+    process = subprocess.Popen([sys.executable, "-m", "balance", *args], cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = parts_folder(killed)
     deadline = time.monotonic() + 240
@@ -107,7 +107,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
 
 def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
     out = tmp_path / "run.parquet"
-    process = subprocess.Popen([sys.executable, "-c", "import cli; cli.main()", "simulate", "sky-city", "-n", "2000000",
+    process = subprocess.Popen([sys.executable, "-m", "balance", "simulate", "sky-city", "-n", "2000000",
                                 "--chunk-size", "5000", "--threads", "1", "-q", "--out", str(out)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     parts = parts_folder(out)
@@ -262,7 +262,7 @@ def test_a_second_run_on_the_same_output_refuses_at_start(tmp_path):
 
 def test_concurrent_processes_one_output(tmp_path):
     out = tmp_path / "run.parquet"
-    first = subprocess.Popen([sys.executable, "-c", "import cli; cli.main()", "simulate", "bird-weather", "-n",
+    first = subprocess.Popen([sys.executable, "-m", "balance", "simulate", "bird-weather", "-n",
                               "3000000", "--chunk-size", "20000", "--threads", "1", "-q", "--out", str(out)],
                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

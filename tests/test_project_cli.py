@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import cli
+from balance import cli
 from analysis import verdict
 from conftest import balance
 

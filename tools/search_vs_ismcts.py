@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def ours(spec: str, games: int) -> dict:
-    out = subprocess.run([sys.executable, "-m", "cli", "bench", "bird-weather", "-p", "4", "--search", spec,
+    out = subprocess.run([sys.executable, "-m", "balance", "bench", "bird-weather", "-p", "4", "--search", spec,
                           "--search-games", str(games), "--repeats", "1", "--json"],
                          cwd=ROOT, check=True, capture_output=True, text=True).stdout
     return json.loads(out)[0]
