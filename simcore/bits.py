@@ -12,6 +12,8 @@ from numba import njit
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
+import simcore.jit  # noqa: F401 (before anything compiles: the cache folders and the LLVM option)
+
 _ONE = np.uint64(1)
 
 

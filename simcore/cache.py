@@ -18,7 +18,7 @@ from simcore.version import __version__
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("simcore", "strategies")
 COMPILES = ("@kernel(", "njit", "prange", "@overload")  # a file with any of these compiles something
-IMPORTS = re.compile(r"^[ \t]*(?:from[ \t]+((?:simcore|strategies)[\w.]*)[ \t]+import[ \t]+([\w, ()]+)"
+IMPORTS = re.compile(r"^(?:from[ \t]+((?:simcore|strategies)[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)"
                      r"|import[ \t]+((?:simcore|strategies)[\w.]*))", re.MULTILINE)
 
 
@@ -31,20 +31,34 @@ def _module_file(module: str) -> Path | None:
     return None
 
 
-def kernel_sources() -> list[Path]:
-    """The engine's sources that compiled code depends on, sorted: every file that compiles
-    something and the project modules those import (``from simcore.x import y`` also reaches
-    ``simcore/x/y.py`` when y is a module).  A package's ``__init__.py`` counts only when it is
-    imported by name: the ones on the way hold no names a kernel reads."""
-    sources = {path: path.read_text(encoding="utf-8") for package in PACKAGES
-               for path in (ROOT / package).rglob("*.py")}
-    found = {path for path, text in sources.items() if any(mark in text for mark in COMPILES)}
+_SOURCES: dict[Path, str] = {}
+
+
+def _sources() -> dict[Path, str]:
+    if not _SOURCES:
+        _SOURCES.update({path: path.read_text(encoding="utf-8") for package in PACKAGES
+                         for path in (ROOT / package).rglob("*.py")})
+    return _SOURCES
+
+
+def _compiles(text: str) -> bool:
+    return any(mark in text for mark in COMPILES)
+
+
+def kernel_sources(seeds=None, sources: dict | None = None) -> list[Path]:
+    """The engine's sources that compiled code depends on, sorted: the files that compile
+    something (or ``seeds``) and the project modules those import at module level, directly or
+    not (``from simcore.x import y`` also reaches ``simcore/x/y.py`` when y is a module).  Compiled
+    code reads module globals only, so an import inside a function (the driver's, the plug-in
+    loader's) is not followed, nor is a package's ``__init__.py`` on the way."""
+    sources = sources if sources is not None else _sources()
+    found = set(seeds) if seeds is not None else {path for path, text in sources.items() if _compiles(text)}
     todo = list(found)
     while todo:
         for match in IMPORTS.finditer(sources[todo.pop()]):
             module = match.group(1) or match.group(3)
-            names = [n.strip(" ()") for n in (match.group(2) or "").split(",")]
-            candidates = [module] + [f"{module}.{name}" for name in names if name]
+            names = [n.split(" as ")[0].strip(" ()\\\n\t") for n in (match.group(2) or "").split(",")]
+            candidates = [module] + [f"{module}.{name}" for name in names if name.isidentifier()]
             for candidate in candidates:
                 path = _module_file(candidate)
                 if path is not None and path in sources and path not in found:
@@ -53,16 +67,88 @@ def kernel_sources() -> list[Path]:
     return sorted(found)
 
 
-def engine_fingerprint() -> str:
-    """Hash of the sources compiled code can depend on (``kernel_sources``) and the version."""
+def _digest(paths) -> str:
     digest = hashlib.sha1(__version__.encode())
-    for path in kernel_sources():
+    for path in paths:
         digest.update(path.relative_to(ROOT).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 
+def engine_fingerprint() -> str:
+    """Hash of the sources any compiled code can depend on (``kernel_sources``) and the version:
+    what a run records as its engine, and what keys plug-in builds."""
+    return _digest(kernel_sources())
+
+
+def source_group(path: Path) -> str:
+    """Which compiled-code group a project file belongs to: its game (``simcore/games/<game>/``
+    and ``strategies/<game>.py``) or ``common`` (bits, random streams, the search ...)."""
+    rel = Path(path).resolve().relative_to(ROOT).parts
+    if rel[:2] == ("simcore", "games") and len(rel) > 3:
+        return rel[2]
+    if rel[0] == "strategies" and (ROOT / "simcore" / "games" / Path(rel[-1]).stem).is_dir():
+        return Path(rel[-1]).stem
+    return "common"
+
+
+_GROUPS: dict[str, str] = {}
+
+
+def group_fingerprint(group: str) -> str:
+    """Hash of what one group's compiled code depends on: its own compiling files and every
+    project module they import (the common helpers included), so that editing one game's rules,
+    kernel or players recompiles that game alone."""
+    if group not in _GROUPS:
+        sources = _sources()
+        seeds = [path for path, text in sources.items() if _compiles(text) and source_group(path) == group]
+        _GROUPS[group] = _digest(kernel_sources(seeds, sources))
+    return _GROUPS[group]
+
+
+def group_cache_dir(path) -> Path | None:
+    """The compile-cache folder of a project source file (``CACHE_ROOT/numba-<group>-<hash>``),
+    or None for a file outside the project (a plug-in build's copies: NUMBA_CACHE_DIR)."""
+    try:
+        group = source_group(Path(path))
+    except ValueError:
+        return None
+    return CACHE_ROOT / f"numba-{group}-{group_fingerprint(group)}"
+
+
 FINGERPRINT = engine_fingerprint()
 CACHE_ROOT = Path(os.environ.get("BALANCE_CACHE_DIR") or Path.home() / ".cache" / "balance")
-# numba reads this when it is first imported, which is after this module is
+# numba reads this when it is first imported, which is after this module is; the project's own
+# files are cached per group instead (simcore/jit.py installs GroupCacheLocator)
 os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE_ROOT / f"numba-{FINGERPRINT}"))
+
+
+def install_group_locator() -> None:
+    """Make Numba cache every function of a project file in its group's folder
+    (``group_cache_dir``); other files (plug-in builds) keep NUMBA_CACHE_DIR.  Idempotent."""
+    from numba.core import caching
+
+    # the names lost their leading underscore in a recent Numba; without either (a Numba yet to come)
+    # everything stays in NUMBA_CACHE_DIR, which is correct, only coarser
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    base = getattr(caching, "UserProvidedCacheLocator", None) or getattr(caching, "_UserProvidedCacheLocator", None)
+    if impl is None or base is None or not isinstance(getattr(impl, "_locator_classes", None), list):
+        return
+
+    class GroupCacheLocator(base):
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            self._cache_path = os.path.join(group_cache_dir(py_file), self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            try:
+                Path(py_file).resolve().relative_to(ROOT)
+            except (ValueError, OSError):
+                return None
+            if Path(py_file).resolve().relative_to(ROOT).parts[0] not in PACKAGES:
+                return None
+            return super().from_function(py_func, py_file)
+
+    if not any(getattr(c, "__name__", "") == "GroupCacheLocator" for c in impl._locator_classes):
+        impl._locator_classes = [GroupCacheLocator, *impl._locator_classes]

@@ -1,6 +1,8 @@
 """The one place kernels get their Numba decorator: ``@kernel(globals())`` is njit with the
-on-disk cache (``NUMBA_CACHE_DIR``, set in ``simcore/__init__.py``).  Plug-in builds are copies of
-a game's files in a folder of their own (``simcore/plugins.py``), so they are cached too.
+on-disk cache: one folder per game and one for the common helpers, each keyed on the sources its
+compiled code depends on (``simcore.cache.group_cache_dir``), so editing one game recompiles that
+game alone.  Plug-in builds are copies of a game's files in a folder of their own
+(``simcore/plugins.py``), cached in ``NUMBA_CACHE_DIR`` (set in ``simcore/cache.py``).
 
 It also sets the one LLVM code-generation option the kernels want (before anything compiles:
 every kernel module imports this one).  LLVM's x86 "cmov conversion" turns a select inside a loop
@@ -14,8 +16,12 @@ import platform
 from llvmlite import binding as llvm
 from numba import njit
 
+from simcore.cache import install_group_locator
+
 if platform.machine().lower() in ("x86_64", "amd64"):
     llvm.set_option("balance", "-x86-cmov-converter=false")
+# each game's compiled code in a cache folder of its own, keyed on what it depends on
+install_group_locator()
 
 
 def kernel(namespace: dict, refcounts: bool | None = None, **options):

@@ -46,6 +46,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+import simcore.jit  # noqa: F401 (before anything compiles: the cache folders and the LLVM option)
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _STREAM_SALT = np.uint64(0xD1B54A32D192ED03)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

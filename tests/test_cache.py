@@ -31,5 +31,31 @@ def test_a_module_a_kernel_imports_is_followed(tmp_path, monkeypatch):
     (tmp_path / "simcore" / "cards.py").write_text("SUITS = 4\n")
     (tmp_path / "simcore" / "report.py").write_text("import simcore.games.toy.kernel\n")
     monkeypatch.setattr(cache, "ROOT", tmp_path)
+    monkeypatch.setattr(cache, "_SOURCES", {})
     found = {p.relative_to(tmp_path).as_posix() for p in cache.kernel_sources()}
     assert found == {"simcore/games/toy/kernel.py", "simcore/games/toy/deck.py", "simcore/cards.py"}
+
+
+def test_each_game_compiles_into_a_folder_of_its_own():
+    """Numba is told to cache a project file's functions in its group's folder (one per game, one
+    for the common helpers), keyed on that group's sources: editing one game's rules leaves the
+    other games' compiled kernels in place."""
+    from numba.core import caching
+
+    import simcore.jit  # noqa: F401 (installs the locator)
+    from simcore import cache
+    from simcore.games.sky_city.trap_odds import compare
+    from simcore.rng import mix64
+
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    locator = impl._locator_classes[0]
+    assert locator.__name__ == "GroupCacheLocator"
+    for fn, group in ((mix64, "common"), (compare, "sky_city")):
+        found = locator.from_function(fn.py_func, fn.py_func.__code__.co_filename)
+        folder = cache.CACHE_ROOT / f"numba-{group}-{cache.group_fingerprint(group)}"
+        assert found.get_cache_path().startswith(str(folder) + "/"), (found.get_cache_path(), folder)
+    assert len({cache.group_fingerprint(g) for g in ("bird_weather", "chimera", "sky_city", "ten_tricks",
+                                                       "triatri", "common")}) == 6
+    # a file outside the project (a plug-in build's copy) is left to NUMBA_CACHE_DIR
+    assert locator.from_function(test_each_game_compiles_into_a_folder_of_its_own, __file__) is None
+    assert cache.group_cache_dir(cache.ROOT / "strategies" / "chimera.py").name.startswith("numba-chimera-")
