@@ -34,9 +34,11 @@ import numpy as np
 from simcore.bits import HAS_PDEP, bit, kth_index, lowest_index, pdep, popcount, trailing_zeros
 from simcore.games.triatri.rules import (
     CLASS_COLOURLESS, END_INSTANT, FAKE, GOES_ON, HAND_SIZE, HELD_COLOURLESS, MAX_PLAYERS, NOT_PLAYED, R_DECK,
-    R_INSTANT_SETS, R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START,
+    R_INSTANT_SETS, R_LATEST_WINS_THREE_WAY, R_PLAYERS, R_ROUNDS, T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED,
+    T_ROUND, T_SEEN, T_START,
     T_SUPPLY, T_TRICK, T_VALUE, T_VOID, TABLE_WIDTH, card_facts, final_standing, game_end, gem_options,
-    land, lay_card, lead_entry, legal_cards, place_card, resolve_bid, score_of, take_gem, trick_leader, trick_state,
+    land, lay_card, lead_entry, legal_cards, place_card, resolve_bid, score_of, swap_untied, take_gem, trick_leader,
+    trick_state,
 )
 from simcore.jit import kernel
 from simcore.rng import PLAY, mix64, step_below
@@ -118,7 +120,7 @@ def leads_if_played(table, rules, cards, seat, card):
     v0, v1, v2, v3 = table[T_VALUE], table[T_VALUE + 1], table[T_VALUE + 2], table[T_VALUE + 3]
     order = table[T_ORDER + position]
     place_card(table, rules, cards, seat, card, position)
-    leader = trick_leader(table, cards, position + 1)
+    leader = trick_leader(table, rules, cards, position + 1)
     table[T_HELD], table[T_HELD + 1], table[T_HELD + 2], table[T_HELD + 3] = h0, h1, h2, h3
     table[T_VALUE], table[T_VALUE + 1], table[T_VALUE + 2], table[T_VALUE + 3] = v0, v1, v2, v3
     table[T_ORDER + position] = order
@@ -305,7 +307,7 @@ def heuristic_play(params, seat, hand, legal, table, rules, cards, masks):
                 card = -1
         if card >= 0:
             return card
-        leader = trick_leader(table, cards, position)
+        leader = trick_leader(table, rules, cards, position)
         if fakes and (last or table[T_VALUE + leader] >= params[seat, H_FAKE_AT]) \
                 and table[T_HELD + leader] != HELD_COLOURLESS:
             return kth_index(fakes, 0)
@@ -453,14 +455,15 @@ def playout(table, hands, seen, trick, start, option, first, forced, rules, card
                                         masks, rng)
                 table[T_ORDER + position] = seat
                 cls, value, victim, doubled = lay_card(table, facts[card], seat, card, position, best, tied, lasts,
-                                                       previous, True)
+                                                       previous, True, rules[R_LATEST_WINS_THREE_WAY])
                 best, tied, lasts = land(best, tied, lasts, seat, cls, value)
+                tied -= swap_untied(victim, best)
                 previous = cls
                 hands[seat] = hand & ~bit(card)
                 seen |= bit(card)
                 table[T_PLAYED] = position + 1
                 table[T_SEEN] = np.int64(seen)
-            winner = lead_entry(tied, lasts) & 15
+            winner = lead_entry(tied, lasts, rules[R_LATEST_WINS_THREE_WAY]) & 15
             take_gem(table, option, start, winner)
             end = game_end(table, rules, option, winner)
             start = winner

@@ -3,9 +3,11 @@ rule (hands, bids, gems and cards given by name), refusals of illegal decisions 
 the DEAL/PLAY stream contract, and seeded random games checked for invariants.
 
 Seats, rounds, deal attempts and tricks are 0-based.  Rulebook headings (「スタートプレイヤーを
-決める」, 「カードを出す」, ...) refer to rules/triatri.ja.txt; T-numbers to the assumptions in
+決める」, 「カードを出す」, ...) refer to the rulebook (docs/rules/triatri.md, Sources); T-numbers to the assumptions in
 docs/rules/triatri.md.  Colours: fire < water < wood < fire (the right one beats the left one).
 """
+import dataclasses
+
 import pytest
 
 from simcore.errors import BalanceError
@@ -317,6 +319,22 @@ def test_two_colours_among_three_tied_the_advantaged_colour_latest_wins():
     _, trick = one_trick(FOUR, "wood-8 wood-7 wood-6 wood-5", 0, "supply water", "water-6 fire-6 water-3 fire-4")
     assert held_names(FOUR, trick) == [("water-6", 6), ("fire-6", 6), ("water-3", 6), ("fire-4", 4)]
     assert trick.winner == 2
+
+
+def test_three_tied_in_two_colours_ruling_and_its_variant():
+    # the project's ruling T5 (the rulebook is silent): wood 6, water 6, fire 2, water-3 (x2 after
+    # fire) 6 → wood beats water → seat 0, although a water was played last; the variant
+    # latest_wins_three_way_ties gives it to the latest of the three, seat 3
+    play = "wood-6 water-6 fire-2 water-3"
+    _, trick = one_trick(FOUR, "wood-8 wood-7 fire-7 wood-5", 0, "supply water", play)
+    assert held_names(FOUR, trick) == [("wood-6", 6), ("water-6", 6), ("fire-2", 2), ("water-3", 6)]
+    assert trick.winner == 0
+    latest = dataclasses.replace(FOUR, latest_wins_three_way_ties=True)
+    _, trick = one_trick(latest, "wood-8 wood-7 fire-7 wood-5", 0, "supply water", play)
+    assert trick.winner == 3
+    # two tied holdings are the rulebook's own case (例1): the variant leaves them to the advantage
+    _, trick = one_trick(latest, "wood-8 wood-7 wood-6 wood-5", 0, "supply water", "water-6 fire-6 wood-4 water-5")
+    assert trick.winner == 0
 
 
 def test_a_tie_with_a_colourless_zero_goes_to_the_latest():

@@ -46,7 +46,8 @@ def test_kernel_matches_reference_on_random_games(triatri, players):
 
 
 @pytest.mark.parametrize("players,settings", [(2, {}), (3, {}), (4, {}), (3, {"gems_per_colour": 3, "instant_win_sets": 1}),
-                                             (4, {"instant_win_sets": 0, "fakes_4": 5, "high": 9})])
+                                             (4, {"instant_win_sets": 0, "fakes_4": 5, "high": 9}),
+                                             (4, {"latest_wins_three_way_ties": True})])
 def test_all_random_build_rows_equal_the_logged_games(triatri, players, settings):
     """run_chunk plays an all-random line-up with its own build of the round loop (no strategy
     calls, the draws taken in registers); the logs come from the strategies' loop, which the tests
@@ -81,12 +82,49 @@ def test_reference_replays_strategy_decisions(triatri, players, lineup):
     (3, {"gems_per_colour": 3, "instant_win_sets": 1}),
     (2, {"set_points": 3, "pair_points": -1, "double_factor": 3, "two_factor": 5, "rounds": 5}),
     (4, {"instant_win_sets": 0, "gems_per_colour": 9, "fakes_4": 5, "high": 9}),
+    (3, {"latest_wins_three_way_ties": True}),
+    (4, {"latest_wins_three_way_ties": True}),
 ])
 def test_kernel_matches_reference_under_variants(triatri, players, settings):
     setup = triatri.setup(players, triatri.variant(overrides=settings))
     logs = triatri.kernel_logs(setup, triatri.lineup("random", players), 9, range(2000))
     for index, log in enumerate(logs):
         _compare(log, reference_log(setup, 9, index), index)
+    if settings.get("latest_wins_three_way_ties") and players == 4:
+        # the variant's own case came up: tricks the ruling T5 would have given to another seat
+        # (at 3 players it needs all three cards tied in two colours: none in these 2,000 games)
+        assert _three_way_decided(setup, logs) >= 5
+
+
+def _three_way_decided(setup, logs) -> int:
+    """Tricks of these logs whose winner under the ruling T5 (the advantaged colour) differs from
+    the variant latest_wins_three_way_ties' (the latest of three or more tied)."""
+    import dataclasses
+
+    from simcore.games.triatri import reference as ref
+    from simcore.games.triatri.game import reference_rules
+
+    rules = reference_rules(setup)
+    ruling = dataclasses.replace(rules, latest_wins_three_way_ties=False)
+    latest = dataclasses.replace(rules, latest_wins_three_way_ties=True)
+    decided = 0
+    for log in logs:
+        for trick in log["tricks"]:
+            order = [seat for seat, _ in trick["plays"]]
+            held = {s: (None if card is None else ref.parse_card(rules, card), value)
+                    for s, (card, value) in enumerate(trick["held"])}
+            decided += ref.trick_winner(ruling, order, held) != ref.trick_winner(latest, order, held)
+    return decided
+
+
+def test_variant_latest_wins_three_way_ties_replays_strategy_decisions(triatri):
+    """The variant through the strategies' loop (heuristic and greedy players ask who leads the
+    trick) and the search's playouts' bookkeeping: the oracle replays every decision."""
+    setup = triatri.setup(4, triatri.variant(overrides={"latest_wins_three_way_ties": True}))
+    logs = triatri.kernel_logs(setup, triatri.lineup("heuristic,random,greedy,heuristic", 4), 77, range(2000))
+    for index, log in enumerate(logs):
+        _compare(log, reference_log(setup, 77, index, decisions_from=log), index)
+    assert _three_way_decided(setup, logs) >= 5
 
 
 def test_heuristic_beats_random_clearly(triatri):
@@ -154,7 +192,7 @@ def test_a_scenario_for_every_rule():
     assert {"triatri-bid-two-tied", "triatri-bid-three-tied-4p", "triatri-bid-three-tied-3p-redeal",
             "triatri-bid-two-fakes-2p-redeal", "triatri-winner-ties", "triatri-fake-first",
             "triatri-fake-second", "triatri-fake-last", "triatri-instant-win", "triatri-supply-end",
-            "triatri-last-round-tiebreak"} <= names
+            "triatri-last-round-tiebreak", "triatri-three-tied-two-colours", "triatri-three-tied-latest-variant"} <= names
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])

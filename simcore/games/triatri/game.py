@@ -252,7 +252,8 @@ def reference_rules(setup):
     return ref.Rules(players=setup.players, low=setup.low, high=setup.high, fakes=setup.fakes,
                      gems_per_colour=setup.gems_per_colour, rounds=setup.rounds, set_points=setup.set_points,
                      pair_points=setup.pair_points, double_factor=setup.double_factor, two_factor=setup.two_factor,
-                     instant_win_sets=setup.instant_win_sets)
+                     instant_win_sets=setup.instant_win_sets,
+                     latest_wins_three_way_ties=setup.latest_wins_three_way_ties)
 
 
 def record_dict(setup, record) -> dict:

@@ -18,10 +18,11 @@ from simcore.games.triatri.rules import (
     C_DOUBLED, C_END, C_FAKE_WINS, C_FAKES, C_OWN_OFFERS, C_REDEALS, C_ROUNDS, C_SWAPS, C_TRICKS,
     CLASS_COLOURLESS, D_BIDS, D_HANDS, D_ROUND, D_START, DEAL_LOG_WIDTH, END_INSTANT, END_ROUNDS,
     FAKE, GOES_ON, HAND_SIZE, L_DOUBLED, L_GEM, L_HELD, L_PLAYS, L_ROUND, L_START, L_TRICK, L_VALUE,
-    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_PLAYERS, R_ROUNDS, R_WITHHELD,
+    L_VICTIM, L_WINNER, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, NOT_PLAYED, R_DECK, R_GEMS, R_LATEST_WINS_THREE_WAY,
+    R_PLAYERS, R_ROUNDS, R_WITHHELD,
     T_BID, T_GEM, T_GEMS, T_HELD, T_ORDER, T_PLAYED, T_ROUND, T_SEEN, T_START, T_SUPPLY, T_TRICK, T_VALUE,
     T_VOID, TABLE_WIDTH, card_facts, final_standing, game_end, gem_options, land, lay_card, lead_entry,
-    legal_cards, resolve_bid, take_gem,
+    legal_cards, resolve_bid, swap_untied, take_gem,
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
@@ -90,6 +91,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
     deck = rules[R_DECK]
     fakes = masks[FAKE]
     withheld = np.uint64(rules[R_WITHHELD])  # cards no seat plays to a trick while another is legal (`cards --cause`)
+    latest_of_three = rules[R_LATEST_WINS_THREE_WAY]  # variant: three or more tied go to the latest (T5)
     work[SCRIPT_CURSOR] = 0
     work[W_DEAL_CURSOR] = 0
     deal_row = 0
@@ -195,8 +197,9 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
                     if not is_fake and (fact & 3) != colour:  # did not follow: holds none of the colour
                         table[T_VOID + seat] |= np.int64(suit)
                 cls, value, victim, doubled = lay_card(table, fact, seat, card, position, best, tied, lasts, previous,
-                                                       strategies is not None or row >= 0)
+                                                       strategies is not None or row >= 0, latest_of_three)
                 best, tied, lasts = land(best, tied, lasts, seat, cls, value)
+                tied -= swap_untied(victim, best)
                 previous = cls
                 counters[C_SWAPS] += victim >= 0
                 counters[C_DOUBLED] += doubled
@@ -209,7 +212,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
                     log[row, L_PLAYS + position] = card
                     log[row, L_VICTIM + position] = victim
                     log[row, L_DOUBLED + seat] = 1 if doubled else 0
-            winner = lead_entry(tied, lasts) & 15
+            winner = lead_entry(tied, lasts, latest_of_three) & 15
             counters[C_FAKE_WINS] += has(fake_seat, winner)
             # 勝者が宝石を獲得する
             take_gem(table, option, start, winner)

@@ -1,8 +1,8 @@
 """TriATri: the rules as plain, readable Python (the oracle).
 
-Written from the rulebook (``rules/triatri.ja.txt``; its Japanese headings are cited, e.g.
+Written from the rulebook (docs/rules/triatri.md, Sources; its Japanese headings are cited, e.g.
 「スタートプレイヤーを決める」, 「カードを出す」, 「ゲームの終了条件」, 「得点計算」) and the project
-rulings (``RULINGS.md``, "TriATri"), independently of the compiled kernel.
+rulings (docs/rules/triatri.md, Project rulings), independently of the compiled kernel.
 ``docs/rules/triatri.md`` is the English account of what is implemented here, with every
 assumption listed as T1, T2, ...
 
@@ -86,6 +86,7 @@ class Rules:
     double_factor: int = 2
     two_factor: int = 4
     instant_win_sets: int = 2
+    latest_wins_three_way_ties: bool = False   # variant: three or four tied in two colours -> the latest (T5)
 
     def __post_init__(self):
         if self.players not in (2, 3, 4):
@@ -255,7 +256,7 @@ def score_gems(rules: Rules, gems: Sequence[int], supply: Sequence[int]) -> int:
 
 def shares_of(rules: Rules, scores: Sequence[int], gems: Sequence[Sequence[int]]) -> list[float]:
     """Highest score; a tie → more gems in total (「持っている宝石の数が多いプレイヤー」); still tied →
-    shared equally (RULINGS.md)."""
+    shared equally (docs/rules/triatri.md, Project rulings)."""
     best = max((score, sum(held)) for score, held in zip(scores, gems))
     top = [(score, sum(held)) == best for score, held in zip(scores, gems)]
     return [1.0 / sum(top) if is_top else 0.0 for is_top in top]
@@ -317,10 +318,13 @@ def trick_winner(rules: Rules, order: Sequence[int], held: Sequence) -> int:
     """「勝者が宝石を獲得する」: the seat with the highest held value among ``order`` (seats in play
     order; ``held[seat]`` = (card or None, value)).  Tied: two colours, all tied holdings coloured
     → the colour that beats the other, its latest player (T5 when three or more tie); otherwise
-    (one colour, three colours, a colourless 0 among them) → the latest to play (T6)."""
+    (one colour, three colours, a colourless 0 among them) → the latest to play (T6).  Under the
+    variant ``latest_wins_three_way_ties`` three or more tied go to the latest to play as well."""
     top = max(held[seat][1] for seat in order)
     tied = [seat for seat in order if held[seat][1] == top]
     colours = {_held_colour(rules, held[seat]) for seat in tied}
+    if rules.latest_wins_three_way_ties and len(tied) >= 3:
+        return tied[-1]
     if len(tied) > 1 and NO_COLOUR not in colours and len(colours) == 2:
         a, b = colours
         strong = a if beats(a, b) else b

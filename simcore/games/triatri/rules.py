@@ -1,6 +1,6 @@
 """TriATri: state encoding and rules (compiled).
 
-Rules as implemented: docs/rules/triatri.md (rulebook + RULINGS.md "TriATri"); the plain-Python
+Rules as implemented: docs/rules/triatri.md (the rulebook and the project's rulings); the plain-Python
 oracle is simcore/games/triatri/reference.py and the two share the card numbering and the order of
 random draws documented there.
 
@@ -52,7 +52,8 @@ HELD_COLOURLESS = -1  # a fake that led, or a seat whose card a fake took
 (R_PLAYERS, R_LOW, R_HIGH, R_K, R_FAKES, R_DECK, R_GEMS, R_ROUNDS, R_SET_POINTS, R_PAIR_POINTS, R_DOUBLE,
  R_TWO_FACTOR, R_INSTANT_SETS) = range(13)
 R_WITHHELD = 13  # deck-index bitmask no seat plays to a trick while another card is legal (0: none; `cards --cause`)
-N_RULES = 14
+R_LATEST_WINS_THREE_WAY = 14  # 1: three or four tied in exactly two colours -> the latest (variant; T5)
+N_RULES = 15
 
 T_ROUND, T_TRICK, T_START, T_GEM, T_PLAYED, T_SEEN = range(6)
 T_SUPPLY = 6
@@ -105,20 +106,26 @@ def held_colour(table, cards, seat):
 
 
 @kernel(globals(), inline="always")
-def trick_leader(table, cards, n_played):
+def trick_leader(table, rules, cards, n_played):
     """The seat that would win the trick among the first ``n_played`` to play.
 
     Highest value; ties: exactly two colours present (all coloured) -> the advantaged colour,
-    latest of it; otherwise the latest to play among the tied (docs/rules/triatri.md)."""
+    latest of it; otherwise the latest to play among the tied (docs/rules/triatri.md).  Three or
+    four tied in exactly two colours (the rulebook is silent, T5): the advantaged colour's latest,
+    or under the variant ``latest_wins_three_way_ties`` the latest of them all."""
     best = -1
     for i in range(n_played):
         best = max(best, table[T_VALUE + table[T_ORDER + i]])
     seen = 0  # colour bits present among the tied; bit 3: a colourless holding
+    count = 0
     for i in range(n_played):
         s = table[T_ORDER + i]
         if table[T_VALUE + s] == best:
             c = held_colour(table, cards, s)
             seen |= (1 << c) if c >= 0 else 8
+            count += 1
+    if count >= 3 and rules[R_LATEST_WINS_THREE_WAY] != 0:
+        seen = 8  # as if no advantage applied: the latest tied holding
     winning_colour = -1
     if seen == 3:  # fire and water: water
         winning_colour = 1
@@ -139,7 +146,9 @@ def trick_leader(table, cards, n_played):
 # keeps the leader up to date as each card lands, in three integers, and reaches the same seat.
 #   best   the highest value held in the trick so far (-1 before the first card)
 #   tied   the classes of the holdings tied at ``best``: bit c for colour c, bit CLASS_COLOURLESS
-#          for a colourless holding (value 0, so never tied with a numbered card: low >= 1)
+#          for a colourless holding (value 0, so never tied with a numbered card: low >= 1); from
+#          bit TIED_COUNT_SHIFT up, how many holdings are tied (the variant
+#          latest_wins_three_way_ties gives three or more to the latest, T5)
 #   lasts  byte c (c = 0..3): the latest seat among the tied whose holding has class c; byte
 #          LATEST_TIED: the latest tied seat of any class.  Each byte is ``seat | class << 4``.
 # The leader is the latest holding of the advantaged colour when exactly two colours tie (tied =
@@ -150,6 +159,8 @@ def trick_leader(table, cards, n_played):
 # (unless best is 0, when it was colourless and tied already).
 CLASS_COLOURLESS = 3
 LATEST_TIED = 4
+TIED_COUNT_SHIFT = 4
+TIED_CLASSES = (1 << TIED_COUNT_SHIFT) - 1
 LEAD_BYTE = np.uint64(sum((1 if t == 3 else 2 if t == 6 else 0 if t == 5 else LATEST_TIED) << (4 * t)
                           for t in range(16)))
 # bit c*4 + p: colour c has the advantage over a holding of class p (water > fire, wood > water,
@@ -158,9 +169,12 @@ BEATS = np.uint64((1 << (1 * 4 + 0)) | (1 << (2 * 4 + 1)) | (1 << (0 * 4 + 2)))
 
 
 @kernel(globals(), inline="always")
-def lead_entry(tied, lasts):
-    """``seat | class << 4`` of the trick's leader (see the comment above)."""
-    byte = (LEAD_BYTE >> np.uint64(4 * tied)) & np.uint64(15)
+def lead_entry(tied, lasts, latest_of_three):
+    """``seat | class << 4`` of the trick's leader (see the comment above); ``latest_of_three``:
+    rules[R_LATEST_WINS_THREE_WAY], three or more tied go to the latest of them."""
+    byte = (LEAD_BYTE >> np.uint64(4 * (tied & TIED_CLASSES))) & np.uint64(15)
+    if latest_of_three != 0 and (tied >> TIED_COUNT_SHIFT) >= 3:
+        byte = np.uint64(LATEST_TIED)
     return np.int64((lasts >> (np.uint64(8) * byte)) & np.uint64(0xFF))
 
 
@@ -173,7 +187,8 @@ def land(best, tied, lasts, seat, cls, value):
     entry = np.uint64(seat | (cls << 4))
     keep = ~((np.uint64(0xFF) << np.uint64(8 * cls)) | (np.uint64(0xFF) << np.uint64(8 * LATEST_TIED)))
     landed = (lasts & keep) | (entry << np.uint64(8 * cls)) | (entry << np.uint64(8 * LATEST_TIED))
-    tied = (0 if value > best else tied) | ((1 << cls) if value >= best else 0)
+    tied = ((0 if value > best else tied) | ((1 << cls) if value >= best else 0)) \
+        + ((1 << TIED_COUNT_SHIFT) if value >= best else 0)
     lasts = landed if value >= best else lasts
     return max(best, value), tied, lasts
 
@@ -230,7 +245,7 @@ def place_card(table, rules, cards, seat, card, position):
             table[T_HELD + seat] = HELD_COLOURLESS
             table[T_VALUE + seat] = 0
             return False, -1
-        victim = trick_leader(table, cards, position)
+        victim = trick_leader(table, rules, cards, position)
         table[T_HELD + seat] = table[T_HELD + victim]
         table[T_VALUE + seat] = table[T_VALUE + victim]
         table[T_HELD + victim] = HELD_COLOURLESS
@@ -325,16 +340,25 @@ def legal_cards(hand, suit, fakes):
 
 
 @kernel(globals(), inline="always")
-def lay_card(table, fact, seat, card, position, best, tied, lasts, previous, write):
+def swap_untied(victim, best):
+    """What to take off ``tied`` after ``land`` when a fake swapped with ``victim``: land counted
+    the taken holding as one more tied at ``best``, but the victim lost it, so with ``best`` above
+    0 the count of tied holdings is unchanged (at 0 the victim's colourless 0 still ties)."""
+    return np.int64((victim >= 0) & (best > 0)) << TIED_COUNT_SHIFT
+
+
+@kernel(globals(), inline="always")
+def lay_card(table, fact, seat, card, position, best, tied, lasts, previous, write, latest_of_three):
     """``seat`` plays ``card`` (its ``card_facts`` entry ``fact``) as the ``position``-th card,
     the previous seat holding class ``previous``; ``write``: also update the seat's (and a swap
     victim's) T_HELD and T_VALUE.  Returns what the seat now holds, (class, value), to ``land``
     on the leader bookkeeping (best, tied, lasts), the swap victim (-1 if none) and whether the
-    card was doubled.  (``land`` is left to the caller: the play loop is measurably faster so.)"""
+    card was doubled.  (``land`` is left to the caller: the play loop is measurably faster so.)
+    ``latest_of_three``: rules[R_LATEST_WINS_THREE_WAY] (lead_entry)."""
     cls = fact & 3
     # a fake after the first card takes the leader's card and value
     swaps = (cls == CLASS_COLOURLESS) & (position > 0)
-    lead = lead_entry(tied, lasts)
+    lead = lead_entry(tied, lasts, latest_of_three)
     played = played_value(fact, previous)  # a leading fake: class colourless, value 0
     value = pick(swaps, best, played)
     victim = pick(swaps, lead & 15, -1)
@@ -446,6 +470,9 @@ VARIANT_KEYS = {
     "double_factor": (int, "multiplier of a card whose colour beats the previous card; default 2"),
     "two_factor": (int, "multiplier of a 2 whose colour beats the previous card; default 4"),
     "instant_win_sets": (int, "holding this many gems of every colour wins at once (0 = off); default 2"),
+    "latest_wins_three_way_ties": (bool, "three or four tied for a trick in exactly two colours: true, the latest "
+                                         "to play wins; default false, the advantaged colour's latest (the "
+                                         "project's ruling T5: the rulebook is silent)"),
 }
 
 
@@ -462,6 +489,7 @@ class Setup:
     double_factor: int
     two_factor: int
     instant_win_sets: int
+    latest_wins_three_way_ties: bool
     rules: np.ndarray
     cards: np.ndarray  # int64[D, 2]: colour (-1 fake), number (0 fake)
     masks: np.ndarray  # uint64[4]: colour masks and the fakes
@@ -538,5 +566,7 @@ def make_setup(players: int, settings: dict | None = None) -> Setup:
     rules[R_DOUBLE] = double
     rules[R_TWO_FACTOR] = two
     rules[R_INSTANT_SETS] = instant
-    return Setup(players, low, high, fakes, gems, rounds, set_points, pair_points, double, two, instant, rules,
-                 cards, masks)
+    latest_of_three = bool(settings.get("latest_wins_three_way_ties", False))
+    rules[R_LATEST_WINS_THREE_WAY] = int(latest_of_three)
+    return Setup(players, low, high, fakes, gems, rounds, set_points, pair_points, double, two, instant,
+                 latest_of_three, rules, cards, masks)
