@@ -20,9 +20,9 @@ Why the ladder's top rung is ``best-response``, not ``expected-value`` (issue 15
 beat a field of the rung below.  ``expected-value`` models the others as uniform declarers, a
 poor model of a field of cautious players: at 3 players it wins no more than its fair share
 among them (33.8% [32.1, 35.6] of 8,000 games, seed 1).  ``best-response`` models that field as
-it is and wins 74.8% [73.2, 76.4] there (docs/search.md has every player count).  It is a
-counter to one kind of field, not an equilibrium: a table of best-response players is itself
-beaten by a lone ``expected-value`` player.  ``expected-value`` stays a reference point (its
+it is and wins 66.0% [64.3, 67.7] there (8,001 games, seed 1; docs/search.md has every player
+count).  It is a counter to one kind of field, not an equilibrium: a table of best-response
+players is itself beaten by a lone ``expected-value`` player.  ``expected-value`` stays a reference point (its
 figures are documented across the docs), like ``fixed``.
 """
 
