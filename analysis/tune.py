@@ -1,28 +1,41 @@
 """`balance tune`: search a space of rule changes for the smallest one that meets every target.
 
-Proposals.  Optuna's TPE sampler, seeded from ``--seed``, proposes one candidate at a time
-(``n_jobs = 1``: the sampler then proposes the same candidates in the same order on every
-machine).  The rules tuned from are always candidate 1, so "change nothing" competes too.
+Size.  A change's size is its number of steps from the rules tuned from: each key that is not a
+list changed is one step; in a list (a deck) a swap, one item out and one in, is one step, and an
+item added or removed without a partner is one step too (``analysis.tune_levels``).
 
-Racing (asynchronous successive halving).  The budget names rungs of game counts n1 < n2 < ...
-Every candidate plays games 0..n1-1 of the tune's seed; every set of rules plays the same games
-(common random numbers), so at a rung all candidates are compared on the same deals.  A
-candidate's score at a rung is how far its targets' 95% intervals would reach outside the
-targets at the finalists' game count (each interval around its estimate narrowed by
-sqrt(games / final games); 0: it looks sure to meet them all), plus a tie-breaker of 0.001 per
-unit of change, so among candidates that look sure to pass the smaller change goes on.  It goes on to the next rung (the
-games 0..n(k+1)-1) only if its score is among the best 1/KEEP of the scores measured at that rung
-so far; otherwise it stops there.  A candidate is dropped only for being worse than others at a
-rung, on the same games.
+Order.  The tune tries candidates by size: the rules tuned from (size 0), then every change of
+size 1, then of size 2, and so on, and stops at the first size where a candidate meets every
+target.  A size whose candidates (those the rules accept) fit in the budget left is tried
+exhaustively; the first size that does not fit is sampled instead: Optuna's TPE sampler, seeded
+from ``--seed``, proposes changes of that size (``n_jobs = 1``: the same proposals in the same
+order on every machine) until the budget is spent, and the tune ends there.
 
-Validity.  Racing only decides which candidates become finalists; it reports nothing.  The
-finalists (the best completed candidates) and the rules tuned from are measured again on FRESH
-games (another seed, derived from ``--seed``), ``final_games`` each, and every reported figure,
-interval and pass/fail comes from that measurement alone.  Choosing the finalists on the racing
-games therefore does not bias the reported intervals (no winner's curse in them).  A target is
-met when its whole 95% interval lies inside the target.  Among the finalists that meet all
-targets the winner is the smallest change: the fewest variant keys changed, then the smallest
-normalised distance from the rules tuned from (each key's share of its range moved).
+Racing.  The budget names rungs of game counts n1 < n2 < ...  Every candidate plays games
+0..n1-1 of the tune's seed; every set of rules plays the same games (common random numbers), so
+at a rung all candidates are compared on the same deals, paired with the rules tuned from.  A
+candidate is *ruled out* at a rung when some target's 95% interval lies wholly outside the target
+(it cannot meet it: the same 95% intervals that say a target is met); it then stops.  In an
+exhaustive size nothing else stops a candidate, so every candidate either is ruled out or
+finishes the last rung.  In a sampled size a candidate also stops when its score is not among
+the best 1/KEEP measured at that rung so far (asynchronous successive halving): *dropped*, which
+rules nothing out.  A candidate's score is how far its targets' 95% intervals would reach
+outside the targets at the finalists' game count (each interval around its estimate narrowed by
+sqrt(games / final games)), plus 0.001 per step and per unit of distance as a tie-breaker.
+
+Validity.  Racing never says a candidate meets the targets.  The candidates that finished the
+last rung are measured again on FRESH games (another seed, derived from ``--seed``),
+``final_games`` each, with the rules tuned from, and every reported figure, interval and pass/fail
+comes from that measurement alone: choosing them on the racing games does not bias the reported
+intervals (no winner's curse in them).  A target is met when its whole 95% interval lies inside
+it.  In an exhaustive size the finishers are measured smallest distance first, until one meets
+every target and at least ``finalists`` were measured, or all were: a finisher measured and not
+inside every target is ruled out too ("not shown to meet them on the full count of fresh
+games").  So when a size yields no winner, every candidate of it was settled: refused by the
+rules, an interval wholly outside a target, or measured on fresh games and not inside every
+target.  In a sampled size the best ``finalists`` finishers by score are measured.  The winner
+is, among the measured candidates of the size where the tune stopped that meet every target, the
+one of smallest normalised distance (each key's share of its range moved).
 
 Figures: the first-seat edge and every seat's share (Wilson intervals), game length
 (delta-method) and their paired changes against the rules tuned from come from
@@ -31,9 +44,9 @@ gap (one player of a tier among the tier below, once in each seat on the same de
 ``analysis.ladder.play_rung`` and ``analysis.tournament.clustered_rate``.
 
 Resume.  Every finished candidate is written to ``tune-journal.json`` in the output folder.
-``--resume`` replays the journal through a fresh sampler of the same seed (the proposals must be
-the journal's, or the space changed and the resume is refused) and continues: the answer is the
-one an uninterrupted tune gives.
+``--resume`` replays the journal (the listing, and the sampler of the same seed, must give its
+candidates again, or the space changed and the resume is refused) and continues; the fresh-game
+measurements are played again: the answer is the one an uninterrupted tune gives.
 """
 from __future__ import annotations
 
@@ -53,7 +66,7 @@ from simcore.errors import BalanceError, RunInterrupted
 CHANGE_WEIGHT = 0.001   # score per unit of change: a tie-breaker among candidates that meet the targets
 REFUSED_SCORE = 1000.0  # told to the sampler for a candidate the rules refuse
 JOURNAL = "tune-journal.json"
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
 
 
 def final_seed(seed: int) -> int:
@@ -64,48 +77,13 @@ def final_seed(seed: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# candidates: what the sampler proposes, as variant settings
+# candidates: parameters (one value per key; a list: each optional item in or out, named
+# ``key[item]``) and the variant settings they give
 # --------------------------------------------------------------------------------------------
-
-def suggest(trial, space: Space) -> dict:
-    """The sampler's proposal as plain values, one per change (a card list: each optional card in
-    or out, named ``key[card]``)."""
-    params = {}
-    for change in space.changes:
-        if change.kind == "int":
-            params[change.key] = trial.suggest_int(change.key, int(change.low), int(change.high), step=int(change.step))
-        elif change.kind == "float":
-            params[change.key] = trial.suggest_float(change.key, change.low, change.high, step=change.step)
-        elif change.kind == "choice":
-            index = trial.suggest_categorical(change.key, list(range(len(change.values))))
-            params[change.key] = change.values[index]
-        else:
-            for card in change.optional:
-                params[f"{change.key}[{card}]"] = trial.suggest_categorical(f"{change.key}[{card}]", [True, False])
-    return params
-
-
-def original_params(space: Space) -> dict | None:
-    """The sampler's parameters of the rules tuned from (None if they lie outside the space)."""
-    params = {}
-    for change in space.changes:
-        if change.kind in ("int", "float"):
-            if not change.low <= change.original <= change.high:
-                return None
-            params[change.key] = change.original
-        elif change.kind == "choice":
-            if change.original not in change.values:
-                return None
-            params[change.key] = list(change.values).index(change.original)
-        else:
-            for card in change.optional:
-                params[f"{change.key}[{card}]"] = card in change.original
-    return params
-
 
 def settings_of(params: dict, space: Space) -> tuple[dict, list[str], float]:
     """(variant settings that differ from the rules tuned from, the keys changed, the normalised
-    size of the change: the sum of each key's distance, 0..1 each)."""
+    distance of the change: the sum of each key's distance, 0..1 each)."""
     settings, changed, size = {}, [], 0.0
     for change in space.changes:
         if change.kind == "cards":
@@ -122,12 +100,12 @@ def settings_of(params: dict, space: Space) -> tuple[dict, list[str], float]:
     return settings, changed, size
 
 
-def score_of(figures: list[dict], space: Space, changed: list[str], size: float, shrink: float = 1.0) -> float:
+def score_of(figures: list[dict], space: Space, steps: int, distance: float, shrink: float = 1.0) -> float:
     """How far the candidate is from meeting every target: for each target, how far its 95%
     interval would reach outside the target at the finalists' game count (the interval around
     the estimate narrowed by ``shrink`` = sqrt(games / final games)), over the target's scale;
-    plus a small tie-breaker for the size of the change, so that among candidates that look
-    sure to meet every target the smaller change goes on."""
+    plus a small tie-breaker for the size of the change (its steps and distance), so that among
+    candidates that look sure to meet every target the smaller change ranks first."""
     total = 0.0
     for target, figure in zip(space.targets, figures):
         value, (low, high) = figure["value"], figure["ci"]
@@ -136,7 +114,20 @@ def score_of(figures: list[dict], space: Space, changed: list[str], size: float,
         else:
             miss = target.miss([value - (value - low) * shrink, value + (high - value) * shrink])
         total += (miss if miss is not None else 10.0) / target.scale
-    return total + CHANGE_WEIGHT * (len(changed) + size)
+    return total + CHANGE_WEIGHT * (steps + distance)
+
+
+def ruled_out(figures: list[dict], space: Space) -> list[int]:
+    """The targets (indices) whose whole 95% interval lies outside the target: the candidate
+    cannot meet them (for a figure over several seats or cards: any one of them outside)."""
+    out = []
+    for k, (target, figure) in enumerate(zip(space.targets, figures)):
+        excluded = figure.get("excluded")
+        if excluded is None:
+            excluded = target.outside(figure["ci"])
+        if excluded:
+            out.append(k)
+    return out
 
 
 def promoted(score: float, pool: list[float], keep: int) -> bool:
@@ -188,10 +179,10 @@ def write_journal(path: Path, identity: dict, candidates: list[dict]) -> None:
 def tune(space_path, seed: int = 1, out: Path | None = None, resume: bool = False, threads: int | None = None,
          progress: bool = True, candidates: int | None = None, final_games: int | None = None, racing: bool = True,
          report: bool = True) -> dict:
-    """Race the candidates, measure the finalists on fresh games, pick the smallest change that
-    meets every target; the JSON-ready document (docs/tune.md).  ``report``: also compare the
-    winner with the rules tuned from in a full what-if (``document["whatif"]``)."""
-    import optuna
+    """Try the candidates by size, race them, measure the finishers on fresh games, stop at the
+    first size where one meets every target; the JSON-ready document (docs/tune.md).
+    ``report``: also compare the winner with the rules tuned from in a full what-if
+    (``document["whatif"]``)."""
     from analysis.whatif import check_run_options
 
     space = load_space(space_path)
@@ -222,49 +213,24 @@ def tune(space_path, seed: int = 1, out: Path | None = None, resume: bool = Fals
         journal_path.unlink()  # --force: start over
     done = read_journal(journal_path, identity) if resume else []
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(3, count // 3)))
-    study = optuna.create_study(direction="minimize", sampler=sampler)
-    start = original_params(space)
-    if start is not None:
-        study.enqueue_trial(start)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="balance-tune-") as scratch:
         measurer = Measurer(space, Path(scratch), threads, announce=progress)
-        records: list[dict] = []
-        pools: list[list[float]] = [[] for _ in rungs]
+        search = Search(space, measurer, rungs, seed, finals, count, done, journal_path, identity)
         from simcore.driver import _progress
 
         with _progress(progress, count, f"{space.game} {space.players}p tune", unit="candidates") as advance:
             try:
-                for number in range(1, count + 1):
-                    trial = study.ask()
-                    params = suggest(trial, space)
-                    if number <= len(done):
-                        record = done[number - 1]
-                        if _key(record["params"]) != _key(params):
-                            raise BalanceError(f"--resume: candidate {number} is proposed differently now than in the "
-                                               f"journal (another Optuna version?); --force starts over")
-                        for rung, entry in enumerate(record["rungs"]):
-                            pools[rung].append(entry["score"])
-                    else:
-                        record = evaluate(number, params, space, measurer, rungs, pools, records, budget.keep, seed,
-                                          finals)
-                    _tell(study, trial, record)
-                    records.append(record)
-                    if number > len(done) and journal_path is not None:
-                        write_journal(journal_path, identity, records)
-                    advance(1)
+                search.run(advance)
             except KeyboardInterrupt:
-                if journal_path is not None and records:
-                    raise RunInterrupted(f"{len(records)} finished candidates kept in {journal_path}: run the same "
-                                         "command with --resume to go on") from None
+                if journal_path is not None and search.records:
+                    raise RunInterrupted(f"{len(search.records)} finished candidates kept in {journal_path}: run the "
+                                         "same command with --resume to go on") from None
                 raise
-        measurer.games_played = 0
-        document = finish(space, measurer, records, seed, finals, count, rungs, racing)
-        document["games_played"] = {"racing": racing_games(space, records, rungs),
-                                    "finals": measurer.games_played,
-                                    "full_evaluation": full_evaluation_games(space, records, rungs[-1])}
+        document = finish(space, measurer, search, seed, finals, count, rungs, racing)
+        document["games_played"] = {"racing": racing_games(space, search.records, rungs),
+                                    "finals": search.fresh_games,
+                                    "full_evaluation": full_evaluation_games(space, search.records, rungs[-1])}
     if report and document["winner"] is not None:
         before = time.perf_counter()
         document["whatif"] = winner_whatif(space, document, seed, finals, threads, progress, out)
@@ -273,6 +239,208 @@ def tune(space_path, seed: int = 1, out: Path | None = None, resume: bool = Fals
     document["seconds"] = round(time.perf_counter() - started, 3)
     document["verdict"] = verdict(document)
     return document
+
+
+class Search:
+    """The tune's state: every candidate tried (``records``, in order), the fresh-game figures of
+    those measured again (``fresh``), one summary per size tried (``levels``)."""
+
+    def __init__(self, space: Space, measurer: Measurer, rungs: list[int], seed: int, finals: int, budget: int,
+                 done: list[dict], journal_path: Path | None, identity: dict):
+        self.space, self.measurer, self.rungs, self.seed, self.finals = space, measurer, rungs, seed, finals
+        self.budget, self.done, self.journal_path, self.identity = budget, done, journal_path, identity
+        self.fresh_seed = final_seed(seed)
+        self.records: list[dict] = []
+        self.fresh: dict[int, list[dict]] = {}
+        self.levels: list[dict] = []
+        self.used = 0            # candidates played (the rules accept them), against the budget
+        self.fresh_games = 0
+        self.original: list[dict] | None = None
+        self.winner: dict | None = None
+        self.stopped = ""        # why no larger size was tried
+
+    # ---- one candidate ----------------------------------------------------------------------
+
+    def refusal(self, params: dict) -> str | None:
+        settings = settings_of(params, self.space)[0]
+        try:
+            self.measurer.game.setup(self.space.players, self.measurer.variant(settings))
+        except BalanceError as exc:
+            return " ".join(str(exc).split()).removeprefix(f"{self.measurer.variant({}).source}: ")
+        return None
+
+    def candidate(self, params: dict, pools: list[list[float]] | None) -> dict:
+        """Race one candidate (or read it from the journal of a stopped tune)."""
+        number = len(self.records) + 1
+        if number <= len(self.done):
+            record = self.done[number - 1]
+            if _key(record["params"]) != _key(params):
+                raise BalanceError(f"--resume: candidate {number} is proposed differently now than in the journal "
+                                   "(another Optuna version?); --force starts over")
+            if pools is not None:
+                for rung, entry in enumerate(record["rungs"]):
+                    pools[rung].append(entry["score"])
+        else:
+            record = evaluate(number, params, self.space, self.measurer, self.rungs, pools, self.records,
+                              self.space.budget.keep, self.seed, self.finals, exhaustive=pools is None)
+        self.records.append(record)
+        if number > len(self.done) and self.journal_path is not None:
+            write_journal(self.journal_path, self.identity, self.records)
+        return record
+
+    def measure_fresh(self, record: dict) -> list[dict]:
+        if not record["settings"]:
+            figures = self.original
+        else:
+            before = self.measurer.games_played
+            figures = self.measurer.measure(record["settings"], self.finals, self.fresh_seed)
+            self.fresh_games += self.measurer.games_played - before
+        self.fresh[record["number"]] = figures
+        return figures
+
+    # ---- the sizes, smallest first ----------------------------------------------------------
+
+    def run(self, advance) -> None:
+        from analysis.tune_levels import level_candidates, level_counts
+
+        before = self.measurer.games_played
+        self.original = self.measurer.measure({}, self.finals, self.fresh_seed)
+        self.fresh_games += self.measurer.games_played - before
+        counts = level_counts(self.space)
+        for size, count in enumerate(counts):
+            if not count:
+                continue
+            left = self.budget - self.used
+            if left <= 0:
+                self.stopped = "budget"
+                return
+            listed = level_candidates(self.space, size)
+            playable = None
+            if listed is not None:
+                playable = 0
+                for params in listed:
+                    if self.refusal(params) is None:
+                        playable += 1
+                        if playable > left:
+                            break
+            if playable is not None and playable <= left:
+                level = self.exhaustive(size, count, listed, advance)
+            else:
+                level = self.sampled(size, count, left, listed, advance)
+            self.levels.append(level)
+            if self.winner is not None:
+                self.stopped = "winner"
+                return
+            if level["mode"] == "sampled":
+                self.stopped = "sampled"
+                return
+        self.stopped = "space"
+
+    def exhaustive(self, size: int, count, listed: list[dict], advance) -> dict:
+        records = []
+        for params in listed:
+            record = self.candidate(params, None)
+            records.append(record)
+            if record["status"] != "refused":
+                self.used += 1
+                advance(1)
+        finishers = sorted((r for r in records if r["status"] == "completed"), key=lambda r: (r["distance"], r["number"]))
+        measured, met = [], []
+        for record in finishers:
+            if met and len(measured) >= self.space.budget.finalists:
+                break
+            figures = self.measure_fresh(record)
+            measured.append(record)
+            if all(f["met"] for f in figures):
+                met.append(record)
+        if met:
+            self.winner = met[0]  # the smallest distance: finishers are measured in that order
+        return self.summary(size, count, "exhaustive", records, measured, met)
+
+    def sampled(self, size: int, count, left: int, listed: list[dict] | None, advance) -> dict:
+        """A size too large for the budget left: the TPE sampler proposes changes of this size.  A
+        proposal of another size, or one already tried, costs nothing: it is told to the sampler as
+        failed and replaced by an untried candidate of the size drawn at random (seeded), which the
+        sampler then measures as its own proposal; so every candidate counted is a new one."""
+        import random
+
+        import optuna
+        from optuna.trial import TrialState
+
+        from analysis.tune_levels import random_in_level, sampler_params, steps_of, suggest_in_level
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        sampler = optuna.samplers.TPESampler(seed=self.seed, n_startup_trials=min(10, max(3, left // 3)))
+        study = optuna.create_study(direction="minimize", sampler=sampler)
+        rng = random.Random(f"balance tune {self.seed} size {size}")
+        untried = list(listed) if listed is not None else None
+        if untried is not None:
+            rng.shuffle(untried)
+        pools: list[list[float]] = [[] for _ in self.rungs]
+        records, seen = [], set()
+
+        def replacement() -> dict | None:
+            while untried:
+                params = untried.pop()
+                if _key(params) not in seen:
+                    return params
+            if untried is not None:
+                return None  # every candidate of the size was proposed
+            for _ in range(SAMPLE_TRIES):
+                params = random_in_level(rng, self.space, size)
+                if params is None or _key(params) not in seen:
+                    return params
+            return None
+
+        tried = asked = 0
+        while tried < left:
+            asked += 1
+            trial = study.ask()
+            params = suggest_in_level(trial, self.space)
+            if steps_of(params, self.space) != size or _key(params) in seen:
+                study.tell(trial, state=TrialState.FAIL)
+                params = replacement()
+                if params is None:
+                    break
+                study.enqueue_trial(sampler_params(params, self.space))
+                trial = study.ask()
+                params = suggest_in_level(trial, self.space)
+            seen.add(_key(params))
+            record = self.candidate(params, pools)
+            records.append(record)
+            _tell(study, trial, record)
+            if record["status"] != "refused":
+                tried += 1
+                self.used += 1
+                advance(1)
+        finishers = sorted((r for r in records if r["status"] == "completed"), key=_order)
+        measured = finishers[:self.space.budget.finalists]
+        met = [r for r in measured if all(f["met"] for f in self.measure_fresh(r))]
+        if met:
+            self.winner = min(met, key=lambda r: (r["distance"], self.score(r), r["number"]))
+        return self.summary(size, count, "sampled", records, measured, met, proposals=asked)
+
+    def score(self, record: dict) -> float:
+        return score_of(self.fresh[record["number"]], self.space, record["size"], record["distance"])
+
+    def summary(self, size, count, mode, records, measured, met, proposals=None) -> dict:
+        """One size: how many candidates it has, how many were tried, and what became of them."""
+        def n(status):
+            return sum(1 for r in records if r["status"] == status)
+
+        level = {"size": size, "mode": mode, "count": count if count != math.inf else None,
+                 "tried": sum(1 for r in records if r["status"] != "refused"), "refused": n("refused"),
+                 "ruled_out_racing": n("excluded"), "dropped": n("dropped"),
+                 "finished": n("completed"), "measured_fresh": len(measured),
+                 "failed_fresh": len(measured) - len(met), "met": len(met),
+                 "numbers": [r["number"] for r in records]}
+        level["settled"] = mode == "exhaustive" and not met  # every candidate ruled out or refused
+        if proposals is not None:
+            level["proposals"] = proposals
+        return level
+
+
+SAMPLE_TRIES = 50  # random draws for a replacement in a size too large to list
 
 
 def games_per_measure(space: Space, games: int) -> int:
@@ -297,15 +465,22 @@ def racing_games(space: Space, records: list[dict], rungs: list[int]) -> int:
 def full_evaluation_games(space: Space, records: list[dict], games: int) -> int:
     """Games the same candidates would take without racing: every distinct playable candidate, and
     the rules tuned from, at the last rung."""
-    distinct = sum(1 for r in records if r["status"] in ("completed", "dropped") and r["settings"])
+    distinct = sum(1 for r in records if r["status"] in ("completed", "dropped", "excluded") and r["settings"])
     return (distinct + 1) * games_per_measure(space, games)
 
 
-def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed, final_games=None) -> dict:
-    """Race one candidate up the rungs (or find it is a repeat, or refused by the rules)."""
-    settings, changed, size = settings_of(params, space)
-    record = {"number": number, "params": params, "settings": settings, "changed": changed, "size": size,
-              "status": None, "rungs": [], "games_played": 0}
+def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed, final_games=None,
+             exhaustive: bool = False) -> dict:
+    """Race one candidate up the rungs (or find it is a repeat, or refused by the rules).  It stops
+    when a target's 95% interval lies wholly outside the target (``excluded``: ruled out); in a
+    sampled size (``exhaustive`` false) also when its score is not among the best 1/KEEP at the
+    rung (``dropped``); otherwise it finishes the last rung (``completed``)."""
+    from analysis.tune_levels import steps_of
+
+    settings, changed, distance = settings_of(params, space)
+    steps = steps_of(params, space)
+    record = {"number": number, "params": params, "settings": settings, "changed": changed, "size": steps,
+              "distance": distance, "status": None, "rungs": [], "games_played": 0}
     for earlier in records:
         if _key(earlier["params"]) == _key(params):
             record.update(status="repeat", repeat_of=earlier.get("repeat_of", earlier["number"]))
@@ -319,10 +494,15 @@ def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed,
     before = measurer.games_played
     for rung, games in enumerate(rungs):
         figures = measurer.measure(settings, games, seed)
-        score = score_of(figures, space, changed, size, math.sqrt(games / final_games) if final_games else 1.0)
-        record["rungs"].append({"games": games, "score": score, "targets": figures})
-        pools[rung].append(score)
-        if rung < len(rungs) - 1 and not promoted(score, pools[rung], keep):
+        score = score_of(figures, space, steps, distance, math.sqrt(games / final_games) if final_games else 1.0)
+        outside = ruled_out(figures, space)
+        record["rungs"].append({"games": games, "score": score, "targets": figures, "ruled_out": outside})
+        if not exhaustive:
+            pools[rung].append(score)
+        if outside:
+            record["status"] = "excluded"
+            break
+        if not exhaustive and rung < len(rungs) - 1 and not promoted(score, pools[rung], keep):
             record["status"] = "dropped"
             break
     else:
@@ -332,70 +512,64 @@ def evaluate(number, params, space, measurer, rungs, pools, records, keep, seed,
 
 
 def _tell(study, trial, record: dict) -> None:
-    """Tell the sampler how the candidate did: its score at the last rung it reached (a dropped
-    candidate is told as pruned, with its scores at each rung reported)."""
+    """Tell the sampler how the candidate did: its score at the last rung it reached (a candidate
+    that stopped early is told as pruned, with its scores at each rung reported)."""
     from optuna.trial import TrialState
 
-    if record["status"] == "repeat":
-        return study.tell(trial, _repeat_value(study, record))
     if record["status"] == "refused":
         return study.tell(trial, REFUSED_SCORE)
     for rung, entry in enumerate(record["rungs"]):
         trial.report(entry["score"], step=rung)
-    if record["status"] == "dropped":
+    if record["status"] in ("dropped", "excluded"):
         study.tell(trial, state=TrialState.PRUNED)
     else:
         study.tell(trial, record["rungs"][-1]["score"])
 
 
-def _repeat_value(study, record: dict) -> float:
-    trial = study.trials[record["repeat_of"] - 1]
-    if trial.value is not None:
-        return trial.value
-    steps = trial.intermediate_values
-    return steps[max(steps)] if steps else REFUSED_SCORE
 # --------------------------------------------------------------------------------------------
-# the finalists, measured afresh, and the answer
+# the document
 # --------------------------------------------------------------------------------------------
 
 def _order(record: dict) -> tuple:
     last = record["rungs"][-1]["score"] if record["rungs"] else math.inf
-    return (last, len(record["changed"]), record["size"], record["number"])
+    return (last, record["size"], record["distance"], record["number"])
 
 
-def finish(space: Space, measurer: Measurer, records: list[dict], seed: int, finals: int, count: int,
+def finish(space: Space, measurer: Measurer, search: Search, seed: int, finals: int, count: int,
            rungs: list[int], racing: bool) -> dict:
-    """Measure the finalists and the rules tuned from on fresh games; rank every candidate."""
+    """The document: every candidate ranked (those measured on fresh games first), the winner,
+    and what each size tried became."""
     from simcore.version import __version__
 
-    fresh = final_seed(seed)
-    completed = sorted((r for r in records if r["status"] == "completed"), key=_order)
-    finalists = completed[:space.budget.finalists]
-    original = measurer.measure({}, finals, fresh)
-    rows = []
-    for record in finalists:
-        figures = original if not record["settings"] else measurer.measure(record["settings"], finals, fresh)
-        rows.append(_row(record, "final", finals, figures, score_of(figures, space, record["changed"], record["size"])))
-    met = [row for row in rows if row["met"]]
-    winner = min(met, key=lambda r: (len(r["changed"]), r["size"], r["score"], r["number"])) if met else None
-    rows.sort(key=lambda r: (not r["met"], len(r["changed"]) if r["met"] else 0, r["size"] if r["met"] else 0,
-                             r["score"], r["number"]))
-    others = [r for r in records if r not in finalists and r["status"] in ("completed", "dropped")]
-    others.sort(key=lambda r: (-len(r["rungs"]),) + _order(r))
-    for record in others:
-        last = record["rungs"][-1]
-        rows.append(_row(record, "racing", last["games"], last["targets"], last["score"]))
+    records = search.records
+    winner_number = search.winner["number"] if search.winner else None
+    fresh_rows = []
     for record in records:
-        if record["status"] in ("repeat", "refused"):
-            rows.append(_row(record, "racing", None, None, None))
+        if record["number"] in search.fresh:
+            figures = search.fresh[record["number"]]
+            fresh_rows.append(_row(record, "final", finals, figures, score_of(figures, space, record["size"],
+                                                                               record["distance"])))
+    fresh_rows.sort(key=lambda r: (r["number"] != winner_number, not r["met"], r["size"],
+                                   r["distance"] if r["met"] else 0, r["score"], r["number"]))
+    others = [r for r in records if r["number"] not in search.fresh and r["status"] in ("completed", "dropped",
+                                                                                       "excluded")]
+    others.sort(key=lambda r: (-len(r["rungs"]),) + _order(r))
+    rows = fresh_rows + [_row(r, "racing", r["rungs"][-1]["games"], r["rungs"][-1]["targets"],
+                              r["rungs"][-1]["score"]) for r in others]
+    rows += [_row(r, "racing", None, None, None) for r in records if r["status"] in ("repeat", "refused")]
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
+    winner = next((row for row in rows if row["number"] == winner_number), None)
+    best = fresh_rows[0] if fresh_rows else None
+    if winner is None and fresh_rows:
+        best = min(fresh_rows, key=lambda r: (r["score"], r["number"]))
     base = measurer.base
+    original = search.original
     return {
         "game": space.game, "title": measurer.game.title, "players": space.players, "space": str(space.path),
         "space_name": space.name, "description": space.description, "version": __version__,
         "from": {"name": base.name, "source": _shown(base.source), "settings": dict(base.settings)},
-        "seed": seed, "final_seed": fresh, "racing": racing, "confidence": 0.95,
+        "seed": seed, "final_seed": search.fresh_seed, "racing": racing, "confidence": 0.95,
         "budget": {"candidates": count, "rungs": rungs, "keep": space.budget.keep,
                    "finalists": space.budget.finalists, "final_games": finals, "precision": space.budget.precision},
         "changes": [{"key": c.key, "kind": c.kind, "space": c.describe(), "original": c.original}
@@ -403,11 +577,19 @@ def finish(space: Space, measurer: Measurer, records: list[dict], seed: int, fin
         "targets": [{"figure": t.figure, "label": t.label, "tier": t.tier, "field": t.field, "unit": t.unit,
                      "cards": list(t.cards), "low": t.low, "high": t.high, "band": t.band} for t in space.targets],
         "original": {"targets": original, "met": all(f["met"] for f in original), "games": finals},
-        "distinct": sum(1 for r in records if r["status"] in ("completed", "dropped")),
+        "distinct": search.used,
+        "search": {"levels": search.levels, "used": search.used, "stopped": search.stopped,
+                   "sizes": _level_totals(space)},
         "candidates": rows,
         "winner": winner,
-        "best": rows[0] if rows and rows[0]["stage"] == "final" else None,
+        "best": best,
     }
+
+
+def _level_totals(space: Space) -> list:
+    from analysis.tune_levels import level_counts
+
+    return [None if n == math.inf else n for n in level_counts(space)]
 
 
 def _shown(source: str | None) -> str | None:
@@ -422,8 +604,8 @@ def _shown(source: str | None) -> str | None:
 
 def _row(record: dict, stage: str, games, figures, score) -> dict:
     return {"rank": None, "number": record["number"], "settings": record["settings"], "changed": record["changed"],
-            "size": record["size"], "status": record["status"], "stage": stage, "games": games,
-            "rungs_reached": len(record["rungs"]), "score": score, "targets": figures,
+            "size": record["size"], "distance": record["distance"], "status": record["status"], "stage": stage,
+            "games": games, "rungs_reached": len(record["rungs"]), "score": score, "targets": figures,
             "met": None if figures is None else all(f["met"] for f in figures),
             "note": record.get("reason") or (f"repeat of candidate {record['repeat_of']}"
                                              if record["status"] == "repeat" else "")}

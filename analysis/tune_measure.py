@@ -132,7 +132,20 @@ class Measurer:
     def _judged(self, target, value, ci, original, original_ci, change, change_ci, detail="") -> dict:
         miss = target.miss(ci)
         return {"value": value, "ci": ci, "original": original, "original_ci": original_ci, "change": change,
-                "change_ci": change_ci, "miss": miss, "met": miss == 0.0, "detail": detail}
+                "change_ci": change_ci, "miss": miss, "met": miss == 0.0, "detail": detail,
+                "excluded": target.outside(ci)}
+
+    @staticmethod
+    def _worst(judged: list[dict]) -> dict:
+        """The entry furthest outside the target (the one shown); ``excluded`` when any entry's
+        whole interval lies outside it, ``excluded_by`` naming the first such entry."""
+        worst = dict(max(judged, key=lambda e: (e["miss"] if e["miss"] is not None else math.inf, abs(e["value"] or 0))))
+        out = [e for e in judged if e["excluded"]]
+        worst["excluded"] = bool(out)
+        if out and not worst.get("excluded_by"):
+            first = max(out, key=lambda e: e["miss"] or 0.0)
+            worst["excluded_by"] = {"detail": first["detail"], "value": first["value"], "ci": first["ci"]}
+        return worst
 
     def _row_figure(self, target, rows: dict) -> dict:
         fair = 1.0 / self.players
@@ -151,7 +164,7 @@ class Measurer:
             return self._judged(target, *scaled(rows[f"length:{target.unit}"], scale=1.0))
         seats = [self._judged(target, *scaled(rows[f"share_{s}"], shift=fair), detail=f"seat {s + 1}")
                  for s in range(self.players)]
-        return max(seats, key=lambda e: (e["miss"] if e["miss"] is not None else math.inf, abs(e["value"] or 0)))
+        return self._worst(seats)
 
     def _card_figure(self, target, original: dict, candidate: dict) -> dict:
         names = target.cards or [name for name, row in candidate.items() if row["delta"] is not None]
@@ -168,8 +181,9 @@ class Measurer:
                                        None if base is None else value - base, [None, None], detail=name))
         if not judged:
             return {"value": None, "ci": [None, None], "original": None, "original_ci": [None, None], "change": None,
-                    "change_ci": [None, None], "miss": 0.0, "met": True, "detail": "no card of the target is dealt"}
-        return max(judged, key=lambda e: (e["miss"], abs(e["value"])))
+                    "change_ci": [None, None], "miss": 0.0, "met": True, "detail": "no card of the target is dealt",
+                    "excluded": False}
+        return self._worst(judged)
 
     def _skill_figure(self, target, settings: dict, games: int, seed: int) -> dict:
         from analysis import stats

@@ -56,9 +56,94 @@ def figure_text(target: dict, figure: dict | None, places: int = 2) -> str:
     return text
 
 
+def _size_name(size: int, count: int | None = None, plural: bool = True) -> str:
+    from analysis.tune_levels import size_words
+
+    if size == 0:
+        return "the rules tuned from"
+    return f"{size_words(size)} change" + ("s" if plural and count != 1 else "")
+
+
+def _missed(document: dict, figures: list[dict]) -> str:
+    return "; ".join(f"{t['label']} {figure_text(t, f)}" for t, f in zip(document["targets"], figures) if not f["met"])
+
+
+def _ruled_out_phrase(level: dict, document: dict) -> str:
+    """``all 11 one-step changes (9 with an interval wholly outside a target in racing, 2 not
+    inside every target on 40,000 fresh games; 3 more refused by the rules)``."""
+    games = f"{document['budget']['final_games']:,}"
+    if level["size"] == 0:
+        missed = _missed(document, document["original"]["targets"]).split("; ")[0]  # the first target missed
+        why = f"{missed} on fresh games" if missed else "an interval wholly outside a target in racing"
+        return f"the rules tuned from ({why})"
+    parts = []
+    if level["ruled_out_racing"]:
+        parts.append(f"{level['ruled_out_racing']} with an interval wholly outside a target in racing")
+    if level["failed_fresh"]:
+        parts.append(f"{level['failed_fresh']} not inside every target on {games} fresh games")
+    detail = ", ".join(parts)
+    if level["refused"]:
+        detail += ("; " if detail else "") + f"{level['refused']} more refused by the rules"
+    if level["tried"] == 0:
+        return f"{_all(level['refused'])} {_size_name(level['size'], level['refused'])} (refused by the rules)"
+    return f"{_all(level['tried'])} {_size_name(level['size'], level['tried'])} ({detail})"
+
+
+def _all(count: int) -> str:
+    return "the only" if count == 1 else f"all {count}"
+
+
+def _targets(count: int) -> str:
+    return "its target" if count == 1 else f"all {count} targets"
+
+
+def search_sentence(document: dict) -> str:
+    """What the search ruled out below the answer, or why it could not rule every smaller change
+    out (the space too large for the budget: which sizes were tried whole, which sampled)."""
+    search = document["search"]
+    levels = search["levels"]
+    winner = document["winner"]
+    candidates = document["budget"]["candidates"]
+    settled = [level for level in levels if level["settled"]]
+    phrases = [_ruled_out_phrase(level, document) for level in settled]
+    ruled = phrases[0] if len(phrases) == 1 else "; ".join(phrases[:-1]) + " and " + phrases[-1] if phrases else ""
+    last = levels[-1] if levels else None
+    if winner is not None:
+        smaller = [level for level in levels if level["size"] < winner["size"]]
+        if any(not level["settled"] for level in smaller):  # not reached: a smaller size is tried whole or not at all
+            return "Not all smaller changes could be measured."
+        sentence = f"Ruled out, every smaller change: {ruled}" if settled else ""
+        if last["mode"] == "sampled":
+            many = ("are infinitely many" if last["count"] is None
+                    else f"are too many for the budget of {candidates} candidates")
+            total = "" if last["count"] is None else f"{last['count']:,} "
+            sampled = (f"the {total}{_size_name(last['size'])} {many}: {last['tried']} "
+                       f"{'was' if last['tried'] == 1 else 'were'} tried, proposed by the TPE sampler, so one that "
+                       "moves the rules less may exist")
+            sentence = f"{sentence}; but {sampled}" if sentence else sampled[0].upper() + sampled[1:]
+        return sentence + "." if sentence else ""
+    if last is None:
+        return "Nothing was tried."
+    if search["stopped"] == "space":
+        return f"Ruled out, every change the space allows: {ruled}."
+    if search["stopped"] == "budget":
+        return (f"Ruled out, every change of size {last['size']} or less: {ruled}; larger changes were not tried: "
+                f"the budget of {candidates} candidates is spent.")
+    total = "infinitely many" if last["count"] is None else f"{last['count']:,}"
+    unsettled = last["tried"] - last["ruled_out_racing"] - last["failed_fresh"]
+    sampled = (f"of the {total} {_size_name(last['size'])} only {last['tried']} "
+               f"{'was' if last['tried'] == 1 else 'were'} tried, proposed by the TPE "
+               f"sampler" + (f", {unsettled} of them not settled (dropped in racing or not measured on fresh games)"
+                             if unsettled else ""))
+    return (f"Not all smaller changes could be measured, the space being too large for the budget of {candidates} "
+            f"candidates: " + (f"ruled out, {ruled}; but " if ruled else "") + sampled
+            + "; larger changes were not tried.")
+
+
 def verdict(document: dict) -> dict:
-    """At most three sentences: the smallest change that meets every target (or the closest
-    miss), its figures on the fresh games, and how the rules tuned from fared."""
+    """At most three sentences: the smallest change that meets every target (or none), its size,
+    what the search ruled out below it (or that the space was too large to rule every smaller
+    change out), and its figures on the fresh games (or the closest miss)."""
     from analysis.summary import games_phrase
 
     targets = document["targets"]
@@ -66,35 +151,44 @@ def verdict(document: dict) -> dict:
     games = games_phrase(document["budget"]["final_games"])
     figures = lambda row: "; ".join(f"{t['label']} {figure_text(t, f)} ({t['band']})"
                                     for t, f in zip(targets, row["targets"]))
-    missed = [t["label"] for t, f in zip(targets, original["targets"]) if not f["met"]]
+    searched = search_sentence(document)
     if winner is not None and not winner["settings"]:
-        sentences = [f"The rules tuned from already meet all {len(targets)} targets on {games} of fresh play: "
+        sentences = [f"The rules tuned from already meet {_targets(len(targets))} on {games} of fresh play: "
                      f"{figures(winner)}.", "No change is needed."]
         tone = "good"
     elif winner is not None:
-        sentences = [f"The smallest change found that meets all {len(targets)} targets is {change_text(winner['settings'], document)} "
-                     f"(candidate {winner['number']}, {len(winner['changed'])} key{'s' if len(winner['changed']) != 1 else ''} changed).",
+        level = next(level for level in document["search"]["levels"] if level["size"] == winner["size"])
+        whole = ""
+        if level["mode"] == "exhaustive":
+            whole = (f": {_all(level['tried'])} {_size_name(winner['size'], level['tried'])} "
+                     f"{'was' if level['tried'] == 1 else 'were'} tried, and none that moves the rules less meets "
+                     "every target")
+        sentences = [f"The smallest change found that meets {_targets(len(targets))} is "
+                     f"{change_text(winner['settings'], document)} (candidate {winner['number']}, size {winner['size']}){whole}.",
+                     searched,
                      f"On {games} of fresh play, every interval inside its target: {figures(winner)}."]
         tone = "good"
     else:
         best = document["best"]
-        sentences = [f"No finalist meets all {len(targets)} targets on {games} of fresh play."]
-        if best is not None:
+        sentences = [f"No change tried meets {_targets(len(targets))}.", searched]
+        if best is not None and best["settings"]:
             failed = "; ".join(f"{t['label']} {figure_text(t, f)} ({t['band']})"
                                for t, f in zip(targets, best["targets"]) if not f["met"])
-            sentences.append(f"The closest, {change_text(best['settings'], document) or 'the rules tuned from'} "
-                             f"(candidate {best['number']}), misses {failed}.")
+            sentences.append(f"The closest on {games} of fresh play, {change_text(best['settings'], document)} "
+                             f"(candidate {best['number']}, size {best['size']}), misses {failed}.")
+        elif not original["met"] and not any(level["size"] == 0 for level in document["search"]["levels"]):
+            sentences.append(f"The rules tuned from miss, on {games} of fresh play: "
+                             f"{_missed(document, original['targets'])}.")
         tone = "bad"
-    if missed and (winner is None or winner["settings"]):
-        sentences.append(f"The rules tuned from miss {len(missed)} of {len(targets)}: "
-                         + "; ".join(f"{t['label']} {figure_text(t, f)}" for t, f in zip(targets, original["targets"])
-                                     if not f["met"]) + ".")
-    note = ("A target is met only when its whole 95% interval lies inside it; the figures come from fresh games "
-            "(seed {0}), not the games the candidates were raced on.").format(document["final_seed"])
+    sentences = [s for s in sentences if s]
+    note = ("Size: steps from the rules tuned from, one per key changed and per card swapped, added or removed. "
+            "Met: every whole 95% interval inside its target, on fresh games (seed {0}); ruled out: an interval "
+            "wholly outside a target, or not inside every target on the fresh games.").format(document["final_seed"])
     return {"sentences": sentences[:3], "note": note, "tone": tone}
 
 
-CANDIDATE_HEADERS = ["rank", "candidate", "change", "measured on", "score"]
+CANDIDATE_HEADERS = ["rank", "candidate", "change", "size", "measured on", "score"]
+STOPPED = {"completed": "finished", "dropped": "dropped", "excluded": "ruled out"}
 
 
 def candidate_rows(document: dict, limit: int | None = None) -> list[list[str]]:
@@ -104,13 +198,15 @@ def candidate_rows(document: dict, limit: int | None = None) -> list[list[str]]:
             where = row["note"]
             cells = ["—"] * len(document["targets"])
         else:
-            rung = f"rung {row['rungs_reached']}" if row["stage"] == "racing" else "fresh games"
-            where = f"{row['games']:,} ({rung}{', ' + row['status'] if row['status'] == 'dropped' else ''})"
+            if row["stage"] == "racing":
+                where = f"{row['games']:,} (rung {row['rungs_reached']}, {STOPPED[row['status']]})"
+            else:
+                where = f"{row['games']:,} (fresh games)"
             cells = [figure_text(t, f) + ("" if f["met"] else " ✗") for t, f in zip(document["targets"], row["targets"])]
         mark = " ← winner" if document["winner"] and row["number"] == document["winner"]["number"] else ""
         score = "" if row["score"] is None else f"{row['score']:.3f}"
         rows.append([str(row["rank"]), f"{row['number']}{mark}", change_text(row["settings"], document) or "none (the rules tuned from)",
-                     where, score, *cells])
+                     str(row["size"]), where, score, *cells])
     return rows
 
 
@@ -121,15 +217,35 @@ def candidate_headers(document: dict) -> list[str]:
 def header_lines(document: dict) -> list[str]:
     budget = document["budget"]
     source = document["from"]
-    racing = (" → ".join(f"{n:,}" for n in budget["rungs"]) + f" games, one in {budget['keep']} goes on"
+    racing = (" → ".join(f"{n:,}" for n in budget["rungs"]) + f" games (in a sampled size one in {budget['keep']} "
+              "goes on)"
               if document["racing"] else f"no racing: every candidate on {budget['rungs'][-1]:,} games")
     return [f"{document['title']} ({document['game']}): {document['players']} players, tune {document['space_name']} "
             f"({document['space']})",
             f"tuned from: {source['name']}" + (f" ({source['source']})" if source["source"] else " (published rules)"),
-            f"seed {document['seed']} · {budget['candidates']} candidates ({document['distinct']} distinct) · racing on "
-            f"{racing} · {budget['finalists']} finalists on {budget['final_games']:,} fresh games (seed "
-            f"{document['final_seed']})",
-            "may change: " + "; ".join(c["space"] for c in document["changes"])]
+            f"seed {document['seed']} · budget {budget['candidates']} candidates ({document['distinct']} played) · "
+            f"racing on {racing} · finishers on {budget['final_games']:,} fresh games (seed {document['final_seed']})",
+            "may change: " + "; ".join(c["space"] for c in document["changes"]),
+            sizes_line(document)]
+
+
+def sizes_line(document: dict) -> str:
+    """``sizes (steps): 0: 1, tried whole; 1: 15, tried whole (3 refused by the rules); 2: 33, not tried``."""
+    levels = {level["size"]: level for level in document["search"]["levels"]}
+    parts = []
+    for size, count in enumerate(document["search"]["sizes"]):
+        if count == 0:
+            continue
+        total = "infinitely many" if count is None else f"{count:,}"
+        level = levels.get(size)
+        if level is None:
+            parts.append(f"{size}: {total}, not tried")
+        elif level["mode"] == "exhaustive":
+            parts.append(f"{size}: {total}, tried whole" + (f" ({level['refused']} refused by the rules)"
+                                                           if level["refused"] else ""))
+        else:
+            parts.append(f"{size}: {total}, {level['tried']} sampled")
+    return "sizes (steps from the rules tuned from) and candidates: " + "; ".join(parts)
 
 
 def games_line(document: dict) -> str:
@@ -221,20 +337,25 @@ def report_blocks(document: dict) -> list:
                      for k, (t, f) in enumerate(zip(document["targets"], document["original"]["targets"]), start=1)]),
               Heading(2, "Ranked candidates"),
               Table(candidate_headers(document), candidate_rows(document)),
-              Paragraph("Finalists first, measured on fresh games; then the other candidates at the furthest racing "
-                        "rung they reached. ✗: the 95% interval is not inside the target. Score: how far the "
-                        "intervals would reach outside the targets at the finalists' game count (each narrowed by "
-                        "√(games / final games) around its estimate), each over half its band, plus 0.001 per unit "
-                        "of change."),
+              Paragraph("Candidates measured on fresh games first; then the others at the furthest racing rung they "
+                        "reached (ruled out: an interval wholly outside a target; dropped: worse than others at the "
+                        "rung, in a sampled size). Size: steps from the rules tuned from. ✗: the 95% interval is not "
+                        "inside the target. Score: how far the intervals would reach outside the targets at the "
+                        "fresh-game count (each narrowed by √(games / final games) around its estimate), each over "
+                        "half its band, plus 0.001 per step and per unit of distance."),
               Heading(2, "How the tune works"),
-              Paragraph("Optuna's TPE sampler, seeded from the tune's seed, proposes one candidate at a time; the rules "
-                        "tuned from are candidate 1. Racing: every candidate plays the same games as every other "
-                        "(common random numbers) at each rung, and goes on to the next rung only if its score is "
-                        "among the best 1/KEEP measured at that rung so far; a candidate is dropped only for being "
-                        "worse there. The finalists and the rules tuned from are then measured again on fresh games "
-                        "(another seed): every figure, interval and pass/fail above comes from those games, so "
-                        "choosing the finalists does not bias them. The winner is the finalist that meets every "
-                        "target with the fewest keys changed, then the smallest normalised distance.")]
+              Paragraph("A change's size is its number of steps: one per key changed, and in a list (a deck) one per "
+                        "swap, one item out and one in, or per item added or removed alone. The tune tries the rules "
+                        "tuned from, then every change of size 1, then of size 2, and stops at the first size where "
+                        "a candidate meets every target. A size whose candidates fit in the budget left is tried "
+                        "whole; the first that does not is sampled by Optuna's TPE sampler, and the tune ends there. "
+                        "Every candidate plays the same games (common random numbers) at each racing rung and stops "
+                        "when a target's 95% interval lies wholly outside the target (ruled out). The candidates "
+                        "that finish the last rung are measured again on fresh games (another seed), smallest "
+                        "distance first: every figure, interval and pass/fail above comes from those games, so "
+                        "choosing them does not bias them, and one not inside every target there is ruled out too. "
+                        "The winner is the one of smallest normalised distance that meets every target, in the "
+                        "smallest size where any does.")]
     if document.get("whatif"):
         blocks += [Heading(2, "The winner against the rules tuned from"),
                    Paragraph(" ".join(document["whatif"]["verdict"]["sentences"])

@@ -132,6 +132,14 @@ class Target:
             return (self.high - self.low) / 2
         return 1.0
 
+    def outside(self, interval) -> bool:
+        """Whether the whole 95% interval lies outside the band: the figure cannot meet the target
+        (the evidence that rules a candidate out, as "inside" is the evidence that it meets it)."""
+        low, high = interval
+        if low is None or high is None:
+            return False
+        return (self.high is not None and low > self.high) or (self.low is not None and high < self.low)
+
     def miss(self, interval) -> float | None:
         """How far the 95% interval reaches outside the band (0: it lies inside, the target is met)."""
         low, high = interval

@@ -620,7 +620,7 @@ def tune(
     games: Annotated[Optional[int], typer.Option(
         "--games", "-n", help="Fresh games per finalist (default: the space's final_games or precision).")] = None,
     candidates: Annotated[Optional[int], typer.Option(
-        "--candidates", help="Candidates the sampler proposes (default: the space's budget).")] = None,
+        "--candidates", help="Candidates to play, smallest changes first (default: the space's budget).")] = None,
     no_racing: Annotated[bool, typer.Option(
         "--no-racing", help="Play every candidate at the last rung (to measure what racing saves).")] = False,
     threads: ThreadsOpt = None,
@@ -636,8 +636,9 @@ def tune(
     cluster: ClusterOpt = None,
     scheduler: SchedulerOpt = None,
 ):
-    """Search the rule changes a tune space allows for the smallest one that meets every target: TPE
-    proposals, racing on common random numbers, finalists measured on fresh games (docs/tune.md)."""
+    """Search the rule changes a tune space allows for the smallest one that meets every target: changes
+    tried by size, smallest first (TPE proposals where a size is too large for the budget), racing
+    on common random numbers, finishers measured on fresh games (docs/tune.md)."""
     from analysis import tune as tuner
 
     with _claim(out, force, resume), _cluster(cluster, scheduler):
