@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from simcore.errors import BalanceError
 
@@ -39,7 +40,8 @@ class Paragraph:
 
 @dataclass
 class Items:
-    items: list[str]
+    """A bulleted list; an item is text, or a list of parts (text and Links) read as one line."""
+    items: list
 
 
 @dataclass
@@ -103,19 +105,91 @@ class Grid:
 
 
 # --------------------------------------------------------------------------------------------
+# naming files: a page travels (copied, moved, shared) and says nothing of the writer's folders
+# --------------------------------------------------------------------------------------------
+
+NOT_BESIDE = "not beside this page"
+
+
+def page_path(path: str | Path, page_dir: str | Path) -> tuple[str, bool]:
+    """How a page written into ``page_dir`` names the file ``path``: ``(name, beside)``.
+
+    A file inside the page's folder or beside it (anywhere under the folder's parent, as a
+    book's ``runs/`` is beside each of its report folders) is named by its path relative to the
+    page's folder, POSIX slashes (``../runs/x.parquet``), so a link to it still resolves once the
+    whole output folder is moved or copied; any other file (or one that is not there) by its file
+    name alone, with ``beside`` False.  Paths are compared as written (made absolute, not
+    resolved through symlinks), as a browser follows a relative link."""
+    file = Path(os.path.abspath(path))
+    here = Path(os.path.abspath(page_dir))
+    if file.is_file() and file.is_relative_to(here.parent):
+        return Path(os.path.relpath(file, here)).as_posix(), True
+    return file.name, False
+
+
+def file_mention(path: str | Path, page_dir: str | Path) -> Link | str:
+    """A file as a page shows it: a link relative to the page when the file is beside it, else its
+    name and that it is not beside the page."""
+    name, beside = page_path(path, page_dir)
+    return Link(name, name) if beside else f"{name} ({NOT_BESIDE})"
+
+
+def placed(entry: dict, key: str, page_dir: str | Path) -> dict:
+    """A copy of ``entry`` whose file path at ``key`` (a string; anything else is left as it is)
+    is named as the page in ``page_dir`` names it (``page_path``), with ``<key>_beside`` saying
+    whether the name is a path relative to the page's folder (True) or a file name alone."""
+    value = entry.get(key)
+    if not isinstance(value, str):
+        return entry
+    name, beside = page_path(value, page_dir)
+    return {**entry, key: name, f"{key}_beside": beside}
+
+
+def placed_list(paths, page_dir: str | Path) -> tuple[list[str], list[bool]]:
+    """``page_path`` for each of ``paths``: their names and whether each is beside the page."""
+    named = [page_path(path, page_dir) for path in paths]
+    return [name for name, _ in named], [beside for _, beside in named]
+
+
+# --------------------------------------------------------------------------------------------
 # rendering
 # --------------------------------------------------------------------------------------------
 
+def _href(link: Link) -> str:
+    """A link's target as a URL: the relative path percent-encoded (a space, ``#`` or ``(`` in a
+    file name would end or break it otherwise), its slashes kept."""
+    return quote(link.href, safe="/")
+
+
+def _md_link(link: Link) -> str:
+    return f"[{link.replace('|', '/')}]({_href(link)})"
+
+
 def _md_cell(text: str) -> str:
     if isinstance(text, Link):
-        return f"[{text.replace('|', '/')}]({text.href})"
+        return _md_link(text)
     return text.replace("|", "\\|")
 
 
 def _html_cell(text: str) -> str:
     if isinstance(text, Link):
-        return f'<a href="{html.escape(text.href)}">{html.escape(text)}</a>'
+        return f'<a href="{html.escape(_href(text))}">{html.escape(text)}</a>'
     return html.escape(text)
+
+
+def _md_item(item) -> str:
+    """A list item: text as it is, a Link as a Markdown link, a list of parts joined."""
+    if isinstance(item, Link):
+        return _md_link(item)
+    if isinstance(item, (list, tuple)):
+        return "".join(map(_md_item, item))
+    return item
+
+
+def _html_item(item) -> str:
+    if isinstance(item, (list, tuple)):
+        return "".join(map(_html_cell, item))
+    return _html_cell(item)
 
 
 def render_markdown(blocks: list) -> str:
@@ -126,7 +200,7 @@ def render_markdown(blocks: list) -> str:
         elif isinstance(block, Paragraph):
             out.append(block.text)
         elif isinstance(block, Items):
-            out.append("\n".join(f"- {item}" for item in block.items))
+            out.append("\n".join(f"- {_md_item(item)}" for item in block.items))
         elif isinstance(block, Alert):
             out.append("\n".join([f"> **⚠ {block.title}:**", ">"] + [f"> - {item}" for item in block.items]))
         elif isinstance(block, Table):
@@ -202,7 +276,7 @@ def render_html(blocks: list, title: str) -> str:
         elif isinstance(block, Paragraph):
             body.append(f"<p>{esc(block.text)}</p>")
         elif isinstance(block, Items):
-            body.append("<ul>" + "".join(f"<li>{esc(i)}</li>" for i in block.items) + "</ul>")
+            body.append("<ul>" + "".join(f"<li>{_html_item(i)}</li>" for i in block.items) + "</ul>")
         elif isinstance(block, Alert):
             body.append(f'<div class="warning"><strong>⚠ {esc(block.title)}:</strong><ul>'
                         + "".join(f"<li>{esc(i)}</li>" for i in block.items) + "</ul></div>")

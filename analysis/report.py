@@ -18,7 +18,7 @@ from analysis import cards
 from analysis import charts as charting
 from analysis import stats
 from analysis.page import (Alert, Heading, Image, Items, Link, Paragraph, Table, Verdict,  # noqa: F401 (re-exported)
-                           render_html, render_markdown, write_blocks)
+                           file_mention, page_path, render_html, render_markdown, write_blocks)
 from analysis.summary import (Run, advantage_line, balance_line, event_table, fmt_p, fmt_pct_ci, fmt_pp,
                               fmt_settings, games_phrase, load_runs, score_counts, seat_table, strength_table,
                               summarize)
@@ -43,8 +43,19 @@ def _run_labels(summaries: list[dict]) -> list[str]:
     return labels
 
 
+def _results_line(sources: list[str], page_dir: str | Path | None) -> list:
+    """The line naming the run's files as the page in ``page_dir`` names them: each a link
+    relative to the page where the file is beside it, else its name alone (analysis/page.py,
+    ``page_path``); with no ``page_dir``, the paths as given."""
+    named = sources if page_dir is None else [file_mention(source, page_dir) for source in sources]
+    parts: list = ["results: "]
+    for number, name in enumerate(named):
+        parts += [", "] * (number > 0) + [name]
+    return parts
+
+
 def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], prefix: str,
-                level: int, lead: bool = False) -> list:
+                level: int, lead: bool = False, page_dir: str | Path | None = None) -> list:
     """One run's sections.  With ``lead`` the win-share chart has already been shown under the
     page's verdict, so it is not repeated."""
     variant = summary["variant"]
@@ -58,7 +69,7 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
         f"seed: {summary['seed']}",
         f"games: {summary['games']:,}",
         f"version: {summary['version']}",
-        "results: " + ", ".join(sources),
+        _results_line(sources, page_dir),
     ]
     blocks: list = [Items(about)]
     if summary["notes"]:
@@ -189,9 +200,20 @@ def _comparison_blocks(rows: list[dict], baseline: str) -> list:
     return blocks
 
 
-def build(runs: list[Run], skill: dict | None = None) -> tuple[list, dict]:
+def _sources(run: Run, page_dir: str | Path | None) -> dict:
+    """The run's files as summary.json names them: relative to the page's folder where they are
+    beside it, else by file name (``sources_beside`` says which); with no ``page_dir``, as given."""
+    if page_dir is None:
+        return {"sources": run.sources}
+    named = [page_path(source, page_dir) for source in run.sources]
+    return {"sources": [name for name, _ in named], "sources_beside": [beside for _, beside in named]}
+
+
+def build(runs: list[Run], skill: dict | None = None, page_dir: str | Path | None = None) -> tuple[list, dict]:
     """The page's blocks and the JSON document of all summaries (and comparisons); ``skill`` (a
-    skill profile of the game, analysis/skill.py) adds the "Skill and luck" section.
+    skill profile of the game, analysis/skill.py) adds the "Skill and luck" section.  ``page_dir``
+    is the folder the page will be written into: the run files are named relative to it, or by
+    file name where they are not beside it, so the page says nothing of the writer's folders.
 
     The page opens with its verdict and the chart that shows it (the first run's win shares);
     the tables follow."""
@@ -213,7 +235,7 @@ def build(runs: list[Run], skill: dict | None = None) -> tuple[list, dict]:
         if several:
             section.append(Heading(2, label))
         prefix, level = (f"run{number}-", 3) if several else ("", 2)
-        section += _run_blocks(summary, run.sources, charts, prefix, level, lead=number == 1)
+        section += _run_blocks(summary, run.sources, charts, prefix, level, lead=number == 1, page_dir=page_dir)
         if skill is not None and number == 1:
             from analysis.skill import blocks as skill_blocks
 
@@ -251,7 +273,7 @@ def build(runs: list[Run], skill: dict | None = None) -> tuple[list, dict]:
         blocks += section
     document = {"verdict": {"sentences": opening.sentences, "note": opening.note, "tone": opening.tone},
                 "thresholds": vars(judging.thresholds()),
-                "runs": [{**s, "sources": r.sources} for s, r in zip(summaries, runs)]}
+                "runs": [{**s, **_sources(r, page_dir)} for s, r in zip(summaries, runs)]}
     if skill is not None:
         document["skill"] = skill
     if several:
@@ -275,6 +297,8 @@ def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str 
                  skill: dict | None = None) -> Path:
     """Write ``report.md``, its PNG charts, ``report.html`` and ``summary.json`` into ``out_dir``.
 
+    The run files are named relative to ``out_dir`` where they lie inside it or beside it (a link
+    that still works once the folder is moved), else by file name alone.
     All files of one game; raises BalanceError with a one-line message otherwise, and for any
     unreadable input.  Nothing in ``out_dir`` changes unless the whole report was built.
     Returns ``out_dir``.
@@ -283,5 +307,5 @@ def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str 
     if out_dir.exists() and not out_dir.is_dir():
         raise BalanceError(f"{out_dir} exists and is not a directory")
     runs = load_runs(path_or_paths)
-    blocks, document = build(runs, skill)
+    blocks, document = build(runs, skill, out_dir)
     return write_blocks(blocks, document, out_dir)

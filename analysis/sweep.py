@@ -21,7 +21,8 @@ from pathlib import Path
 from analysis import stats
 from analysis.summary import fixed_width, fmt_settings, games_phrase
 from analysis.whatif import (DEFAULT_GAMES, PERCENT_KINDS, WHATIF_HEADERS, adjust, common_fields, compare, describe,
-                             estimate, fmt_value, headline_figures, moments, prepare_runs, simulated, variant_table)
+                             estimate, fmt_value, headline_figures, moments, prepare_runs, simulated, variant_table,
+                             where_from)
 from simcore.errors import BalanceError
 
 MAX_POINTS = 41  # a sweep is for a curve, not a grid search: 41 points already take 41 runs
@@ -180,7 +181,7 @@ def verdict(document: dict) -> dict:
 
 def _header(document: dict) -> list[str]:
     base = document["base"]
-    on = "the published rules" if base["source"] is None else f"{base['name']} ({base['source']}; changes: " \
+    on = "the published rules" if base["source"] is None else f"{base['name']} ({where_from(base)}; changes: " \
                                                               f"{fmt_settings(base['settings'])})"
     return [f"{document['title']} ({document['game']}): {document['players']} players, "
             f"{games_phrase(document['games'])} per point, seed {document['seed']}, "
@@ -323,6 +324,10 @@ def report_blocks(document: dict) -> list:
 
 
 def write(document: dict, out_dir: Path) -> Path:
-    from analysis.page import write_blocks
+    from analysis.page import placed, write_blocks
 
+    # the variant file swept from, named as the page names it (analysis/page.py, ``page_path``)
+    document = {**document, "base": placed(document["base"], "source", out_dir),
+                "points": [{**point, "variant": placed(point["variant"], "source", out_dir)}
+                           for point in document["points"]]}
     return write_blocks(report_blocks(document), document, out_dir, stem="sweep")

@@ -690,7 +690,12 @@ def report_blocks(doc: dict) -> list:
 
 
 def write_report(doc: dict, out: Path) -> Path:
-    """``tournament.md`` (+ PNG charts), a self-contained ``tournament.html`` and ``summary.json``."""
-    from analysis.page import write_blocks
+    """``tournament.md`` (+ PNG charts), a self-contained ``tournament.html`` and ``summary.json``;
+    the plug-in files named relative to ``out`` where they are beside it, else by file name alone
+    (``plugins_beside`` says which; analysis/page.py, ``page_path``)."""
+    from analysis.page import placed_list, write_blocks
 
+    if doc.get("plugins"):
+        names, beside = placed_list(doc["plugins"], out)
+        doc = {**doc, "plugins": names, "plugins_beside": beside}
     return write_blocks(report_blocks(doc), doc, out, stem="tournament")

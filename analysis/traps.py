@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from analysis import stats
-from analysis.page import Alert, Heading, Image, Paragraph, Table, Verdict, write_blocks
+from analysis.page import NOT_BESIDE, Alert, Heading, Image, Paragraph, Table, Verdict, write_blocks
 
 CHECK_LEVEL = 0.001  # a (trap, dice) cell fails the exact test below this p-value
 MIN_JUDGED = 30  # cells judged fewer times than this are not checked
@@ -231,8 +231,9 @@ def build(setup, meta: dict, found: dict | None = None) -> tuple[list, dict]:
         blocks.append(Alert("ASSUMED", [f"{sum(assumed)} of the {len(names)} trap cards are assumed "
                                         "(docs/rules/sky-city-of-alea.md, Project rulings); "
                                         "their names are marked * below."]))
+    shown = meta.get("trap_deck", "bundled default") + (f" ({NOT_BESIDE})" if meta.get("trap_deck_beside") is False else "")
     blocks += [
-        Paragraph(f"Deck: {meta.get('trap_deck', 'bundled default')}. Exact odds enumerate every face-count "
+        Paragraph(f"Deck: {shown}. Exact odds enumerate every face-count "
                   "pattern of n fair dice with its multinomial weight (docs/traps.md): no sampling."),
         Heading(2, "Exact chance each trap fires (%), by dice on the table"),
         Table(*odds_table(names, setup.odds, columns)),
@@ -253,6 +254,8 @@ def build(setup, meta: dict, found: dict | None = None) -> tuple[list, dict]:
                 "strategies": meta["strategies"],
                 "deck": meta.get("trap_deck"), "traps": names, "assumed": assumed,
                 "exact_odds": setup.odds.tolist(), "simulation": rows, "equilibria": found}
+    if "trap_deck_beside" in meta:  # the deck file as the page names it (``write``)
+        document["deck_beside"] = meta["trap_deck_beside"]
     return blocks, document
 
 
@@ -305,6 +308,14 @@ def points_alt(rows: list[dict]) -> str:
 
 
 def write(setup, meta: dict, out_dir, found: dict | None = None) -> None:
+    from analysis.page import page_path
+    from simcore.games.sky_city.trap_language import DEFAULT_DECK
+
+    deck = meta.get("trap_deck")
+    if isinstance(deck, str) and deck not in (DEFAULT_DECK, "bundled default"):
+        # a deck file of the user's, named as the page names it (analysis/page.py, ``page_path``)
+        name, beside = page_path(deck, out_dir)
+        meta = {**meta, "trap_deck": name, "trap_deck_beside": beside}
     blocks, document = build(setup, meta, found)
     write_blocks(blocks, document, out_dir, stem="traps")
 

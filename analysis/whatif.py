@@ -487,8 +487,16 @@ def fmt_gain(row: dict) -> str:
     return "—"
 
 
+def where_from(variant: dict) -> str:
+    """The variant's file as shown: as given, or as a page names it (``page.placed``), saying so
+    where it is not beside the page."""
+    from analysis.page import NOT_BESIDE
+
+    return variant["source"] + (f", {NOT_BESIDE}" if variant.get("source_beside") is False else "")
+
+
 def variant_line(number: int, variant: dict) -> str:
-    where = f"{variant['source']}; " if variant.get("source") else ""
+    where = f"{where_from(variant)}; " if variant.get("source") else ""
     return f"variant {number}: {variant['name']} ({where}changes: {fmt_settings(variant['settings'])})"
 
 
@@ -696,8 +704,18 @@ def _edge_values(document: dict) -> list[tuple[str, str]]:
     return [(label, "n/a" if value is None else f"{100 * value:+.2f} pp") for label, value in out]
 
 
+def placed(document: dict, out_dir: Path) -> dict:
+    """The document as the page in ``out_dir`` shows it: each variant file named relative to the
+    page where it is beside it, else by file name alone (analysis/page.py, ``page_path``)."""
+    from analysis.page import placed as place
+
+    return {**document, "baseline": place(document["baseline"], "source", out_dir),
+            "variants": [place(variant, "source", out_dir) for variant in document["variants"]]}
+
+
 def write(document: dict, out_dir: Path) -> Path:
     from analysis.page import write_blocks
 
+    document = placed(document, out_dir)
     return write_blocks(report_blocks(document), document, out_dir, stem="whatif")
 
