@@ -48,9 +48,10 @@ def _compiles(text: str) -> bool:
 def kernel_sources(seeds=None, sources: dict | None = None) -> list[Path]:
     """The engine's sources that compiled code depends on, sorted: the files that compile
     something (or ``seeds``) and the project modules those import at module level, directly or
-    not (``from simcore.x import y`` also reaches ``simcore/x/y.py`` when y is a module).  Compiled
-    code reads module globals only, so an import inside a function (the driver's, the plug-in
-    loader's) is not followed, nor is a package's ``__init__.py`` on the way."""
+    not (``from simcore.PKG import MOD`` also reaches ``simcore/PKG/MOD.py`` when MOD is a
+    module).  Compiled code reads module globals only, so an import inside a function (the
+    driver's, the plug-in loader's) is not followed, nor is a package's ``__init__.py`` on the
+    way."""
     sources = sources if sources is not None else _sources()
     found = set(seeds) if seeds is not None else {path for path, text in sources.items() if _compiles(text)}
     todo = list(found)
