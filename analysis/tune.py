@@ -60,6 +60,7 @@ from pathlib import Path
 
 from analysis.tune_measure import Measurer, settings_key as _key
 from analysis.tune_report import change_text, format_text, toml_value, verdict, write  # noqa: F401 (the command's)
+from analysis.tune_levels import settings_of
 from analysis.tune_space import Space, load_space
 from simcore.errors import BalanceError, RunInterrupted
 
@@ -80,25 +81,6 @@ def final_seed(seed: int) -> int:
 # candidates: parameters (one value per key; a list: each optional item in or out, named
 # ``key[item]``) and the variant settings they give
 # --------------------------------------------------------------------------------------------
-
-def settings_of(params: dict, space: Space) -> tuple[dict, list[str], float]:
-    """(variant settings that differ from the rules tuned from, the keys changed, the normalised
-    distance of the change: the sum of each key's distance, 0..1 each)."""
-    settings, changed, size = {}, [], 0.0
-    for change in space.changes:
-        if change.kind == "cards":
-            kept = [c for c in change.original if c not in change.optional or params[f"{change.key}[{c}]"]]
-            added = [c for c in change.optional if c not in change.original and params[f"{change.key}[{c}]"]]
-            value = kept + added
-        else:
-            value = params[change.key]
-        distance = change.distance(value)
-        if distance > 0 or (change.kind == "choice" and value != change.original):
-            settings[change.key] = value
-            changed.append(change.key)
-            size += distance
-    return settings, changed, size
-
 
 def score_of(figures: list[dict], space: Space, steps: int, distance: float, shrink: float = 1.0) -> float:
     """How far the candidate is from meeting every target: for each target, how far its 95%

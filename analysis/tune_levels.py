@@ -175,11 +175,28 @@ def _key_options(change: Change, steps: int) -> list[dict]:
     return [{change.key: nth(i)} for i in range(n)]
 
 
+def settings_of(params: dict, space: Space) -> tuple[dict, list[str], float]:
+    """(variant settings that differ from the rules tuned from, the keys changed, the normalised
+    distance of the change: the sum of each key's distance, 0..1 each)."""
+    settings, changed, size = {}, [], 0.0
+    for change in space.changes:
+        if change.kind == "cards":
+            kept = [c for c in change.original if c not in change.optional or params[f"{change.key}[{c}]"]]
+            added = [c for c in change.optional if c not in change.original and params[f"{change.key}[{c}]"]]
+            value = kept + added
+        else:
+            value = params[change.key]
+        distance = change.distance(value)
+        if distance > 0 or (change.kind == "choice" and value != change.original):
+            settings[change.key] = value
+            changed.append(change.key)
+            size += distance
+    return settings, changed, size
+
+
 def level_candidates(space: Space, size: int) -> list[dict] | None:
     """Every candidate of one size as parameters, smallest distance first (None: the level has
     more than ``LIST_LIMIT`` candidates, or infinitely many)."""
-    from analysis.tune import settings_of
-
     counts = level_counts(space)
     if size >= len(counts) or counts[size] == 0:
         return []

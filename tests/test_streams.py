@@ -274,8 +274,13 @@ def _dealt_only(name, setup, log):
 @pytest.mark.parametrize("name", GAMES)
 def test_the_deals_are_those_of_before_the_per_seat_streams(name):
     game = get_game(name)
+    # The digests were taken under the rules of their day. ALEA's escapes have since changed
+    # (every escaper rerolls, docs/rules/sky-city-of-alea.md A3), which draws more dice from
+    # DEAL and so moves later traps; the old reading is kept as a variant, and under it the
+    # streams must still give the very deals of before.
+    overrides = {"first_failure_ends_escapes": True} if name == "sky-city" else None
     for players in game.player_counts:
-        setup = game.setup(players, game.variant())
+        setup = game.setup(players, game.variant(overrides=overrides))
         key = f"{name}/{players}"
         if game.card_of_bit(setup) is not None:
             masks = game.opening_masks(setup, SEED, np.arange(OPENINGS, dtype=np.int64))

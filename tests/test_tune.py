@@ -391,8 +391,8 @@ final_games = 2000
 @pytest.mark.parametrize("candidates, stopped, says", [
     (4, "space", "Ruled out, every change the space allows: the rules tuned from (first-seat edge (random) +"),
     (3, "budget", "Ruled out, every change of size 1 or less: the rules tuned from ("),
-    (2, "sampled", "Not all smaller changes could be measured, the space being too large for the budget of 2 "
-                   "candidates: ruled out, the rules tuned from ("),
+    (2, "sampled", "The budget of 2 candidates could not measure every smaller change: ruled out, the rules "
+                   "tuned from ("),
 ])
 def test_what_could_not_be_ruled_out_is_said(tmp_path, candidates, stopped, says):
     """A space of 1 + 2 + 1 candidates (sizes 0, 1, 2) whose target nothing meets: with 4
