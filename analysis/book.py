@@ -85,53 +85,118 @@ def verdict_grid(summaries: list[dict], slugs: list[str]):
 
 def book_verdict(summaries: list[dict]) -> tuple[list[str], str]:
     """The index's opening: how many rows are fair, out of line or unsettled, and which."""
-    from analysis.verdict import summary_verdict, tone
+    from analysis.verdict import among, run_verdict, tone
 
-    judged = [(s, summary_verdict(s)["judgement"]) for s in summaries]
-    fair = [s for s, j in judged if j == "within"]
-    beyond = [s for s, j in judged if j == "beyond"]
-    unsettled = [s for s, j in judged if j == "unsettled"]
-    first = (f"Of {len(summaries)} games at their player counts, {len(fair)} {'is' if len(fair) == 1 else 'are'} fair, "
-             f"{len(beyond)} out of line and {len(unsettled)} unsettled.")
+    verdicts = [s.get("verdict") or run_verdict(s, s.get("skill")) for s in summaries]
+    judged = list(zip(summaries, verdicts))
+    fair = [(s, v) for s, v in judged if v["judgement"] == "within"]
+    beyond = [(s, v) for s, v in judged if v["judgement"] == "beyond"]
+    unsettled = [(s, v) for s, v in judged if v["judgement"] == "unsettled"]
+    tiered = any(v["kind"] == "tiers" for v in verdicts)
+    players = sorted({v["players"] for v in verdicts if v.get("players")})
+    whose = ("each judged among the strongest players whose first-seat edge settled it" if tiered else
+             among(players[0]) if len(players) == 1 else "each among the players its row names")
+    first = (f"Of {len(summaries)} games at their player counts, {whose}: {len(fair)} "
+             f"{'is' if len(fair) == 1 else 'are'} fair, {len(beyond)} out of line and {len(unsettled)} unsettled.")
     sentences = [first]
+
+    def named(pairs):
+        """``BIRD & WEATHER at 3, 4 and 5 players (among heuristic players); ...``: one entry per
+        game and the players it was judged among."""
+        groups: dict = {}
+        for s, v in pairs:
+            groups.setdefault((s["title"], v.get("players")), []).append(s["players"])
+        parts = []
+        for (title, players), counts in groups.items():
+            numbers = ", ".join(map(str, counts[:-1])) + " and " + str(counts[-1]) if len(counts) > 1 else str(counts[0])
+            parts.append(f"{title} at {numbers} players" + (f" ({among(players)})" if players else ""))
+        return "; ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
+
     if beyond:
-        sentences.append("Out of line: " + "; ".join(f"{s['title']} at {s['players']}" for s in beyond[:6])
-                         + (f" and {len(beyond) - 6} more" if len(beyond) > 6 else "") + ".")
-    if unsettled:
-        sentences.append("Unsettled (more games would tell): "
-                         + "; ".join(f"{s['title']} at {s['players']}" for s in unsettled[:6])
-                         + (f" and {len(unsettled) - 6} more" if len(unsettled) > 6 else "") + ".")
-    return sentences[:3], tone(*(j for _, j in judged))
+        sentences.append(f"Out of line: {named(beyond)}.")
+    disagree = [(s, v) for s, v in judged if v.get("tiers_disagree") and v["judgement"] != "beyond"]
+    open_tiers: dict[str, int] = {}  # tiers whose budget ran out before they settled, and in how many rows
+    for v in verdicts:
+        for t in v.get("tiers", []):
+            if t["judgement"] == "unsettled":
+                open_tiers[t["tier"]] = open_tiers.get(t["tier"], 0) + 1
+    if unsettled or disagree or open_tiers:
+        parts = [f"unsettled (more games would tell): {named(unsettled)}"] if unsettled else []
+        if disagree:
+            parts.append(f"fair at the strongest settled tier but not at every tier: {named(disagree)}")
+        if open_tiers:
+            parts.append("tiers their budgets left unsettled, so that a weaker tier judged those rows: " + ", ".join(
+                f"{name} players in {count} of {len(summaries)} rows" for name, count in open_tiers.items()))
+        text = "; ".join(parts)
+        sentences.append(text[0].upper() + text[1:] + ".")
+    outcomes = [v["judgement"] for v in verdicts] + ["unsettled"] * bool(disagree)
+    return sentences[:3], tone(*outcomes)
+
+
+def tier_points(summary: dict) -> list[tuple[str, float, list, int]]:
+    """(players, seat 1's edge in pp, its 95% interval, games) at every tier a row measured,
+    weakest first: the run's own line-up, and each skill tier it does not stand in for."""
+    from analysis.verdict import lineup_players
+
+    own = lineup_players(summary) if summary.get("lineup") != "mixed" else None
+    run = summary["first_player_advantage"]
+    points = {own or "mixed line-up": (run["pp"], run["ci_pp"], summary["games"])}
+    for entry in (summary.get("skill") or {}).get("first_seat_edge", []):
+        if entry["tier"] == own and summary["games"] >= entry["games"]:
+            continue
+        points[entry["tier"]] = (entry["edge_pp"], entry["ci_pp"], entry["games"])
+    order = list((summary.get("skill") or {}).get("tiers", []))
+    ranked = sorted(points, key=lambda name: order.index(name) if name in order else -1)
+    return [(name, *points[name]) for name in ranked]
+
+
+TIER_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d"]
 
 
 def fpa_chart(summaries: list[dict]) -> bytes:
-    """First-player advantage with its 95% interval, one row per game and player count; the
-    subtitle says how many games each row rests on."""
+    """First seat's edge with its 95% interval, one row per game and player count and one marker
+    per tier of players measured (every seat the same tier); the subtitle says whose play and how
+    many games each tier rests on."""
+    import textwrap
+
     from matplotlib.figure import Figure
 
     from analysis.charts import finished
-
-    labels = [f"{s['title']}, {s['players']}p" for s in summaries]
-    values = [s["first_player_advantage"]["pp"] for s in summaries]
-    lows = [v - s["first_player_advantage"]["ci_pp"][0] for v, s in zip(values, summaries)]
-    highs = [s["first_player_advantage"]["ci_pp"][1] - v for v, s in zip(values, summaries)]
-    counts = sorted({s["games"] for s in summaries})
-    games = f"{counts[0]:,} games per row" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} games per row"
-    figure = Figure(figsize=(8, 0.45 * len(summaries) + 1.9), layout="constrained")
-    axes = figure.add_subplot()
-    y = list(range(len(summaries)))[::-1]
     from analysis.verdict import thresholds
 
+    labels = [f"{s['title']}, {s['players']}p" for s in summaries]
+    rows = [tier_points(s) for s in summaries]
+    tiers = list(dict.fromkeys(name for row in rows for name, *_ in row))
+    counts = {name: sorted({games for row in rows for n, _, _, games in row if n == name}) for name in tiers}
+    games = "; ".join(f"{name} {c[0]:,}" + (f"–{c[-1]:,}" if len(c) > 1 else "") for name, c in counts.items())
+    figure = Figure(figsize=(8, 0.45 * len(summaries) + 2.2), layout="constrained")
+    axes = figure.add_subplot()
+    y = list(range(len(summaries)))[::-1]
     limit = thresholds().seat_pp
     axes.axvspan(-limit, limit, color="#54a24b", alpha=0.15, linewidth=0, label=f"counts as fair (±{limit:g} pp)")
-    axes.errorbar(values, y, xerr=[lows, highs], fmt="o", color="#4c78a8", ecolor="#4c78a8", capsize=3,
-                  label="seat 1 share − 1/N (95% CI)")
+    spread = 0.5 / max(1, len(tiers))
+    for k, name in enumerate(tiers):
+        offset = (k - (len(tiers) - 1) / 2) * spread
+        found = [(row_y, value, ci) for row_y, row in zip(y, rows) for n, value, ci, _ in row if n == name]
+        if not found:
+            continue
+        at = [row_y - offset for row_y, _, _ in found]
+        values = [value for _, value, _ in found]
+        error = [[value - ci[0] for _, value, ci in found], [ci[1] - value for _, value, ci in found]]
+        axes.errorbar(values, at, xerr=error, fmt="o", color=TIER_COLOURS[k % len(TIER_COLOURS)], capsize=3,
+                      markersize=4, label=f"among {name} players")
     axes.axvline(0, color="#888", linewidth=1)
     axes.set_yticks(y, labels)
     axes.set_ylabel("game, player count")
-    axes.set_xlabel("first seat's edge (percentage points)")
-    return finished(figure, axes, "First seat's edge by game and player count",
-                    f"seat 1 win share minus the fair share 1/N · 95% Wilson intervals · {games}", grid="x")
+    tiered = any(s.get("skill") for s in summaries)
+    level = "95% interval (99% for the skill tiers)" if tiered else "95% interval"
+    axes.set_xlabel(f"first seat's edge: seat 1 win share − 1/N (percentage points), {level}")
+    title = "First seat's edge by game, player count and players"
+    how = ("Wilson intervals: 95% for each row's run, 99% for a skill tier, played until settled" if tiered
+           else "95% Wilson intervals")
+    # wrapped to the plot's width: the subtitle sits over the axes, right of the game labels
+    subtitle = textwrap.fill(f"every seat the same tier of players · {how} · games per row: {games}", 72)
+    return finished(figure, axes, title, subtitle, grid="x", columns=min(4, len(tiers) + 1))
 
 
 def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong: bool = False,
@@ -143,7 +208,7 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
     The runs are kept in ``runs/``: ``force`` replaces them, ``resume`` keeps the finished ones
     and finishes an interrupted one (only its missing games are played)."""
     from analysis.page import Heading, Image, Link, Paragraph, Table, Verdict, write_blocks
-    from analysis.verdict import stated, thresholds
+    from analysis.verdict import run_verdict, stated, thresholds
     from analysis.report import write_report
     from analysis.skill import skill_profile, tiers_of
     from simcore.driver import check_output_path, run_games
@@ -168,11 +233,13 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
                                out=runs_dir / f"{slug}.parquet", progress=progress, force=force, resume=resume)
             frame = pl.scan_parquet(result.path)
             summary = summarize(frame, result.meta, confidence)
-            profile = None
+            profile, tier_runs = None, {}
             if skill_games > 0 and tiers_of(game):
-                profile = skill_profile(game, setup, game.variant(), seed, skill_games, search_games, threads, progress)
+                profile = skill_profile(game, setup, game.variant(), seed, skill_games, search_games, threads, progress,
+                                        frames=tier_runs)
                 summary["skill"] = profile
-            write_report([result.path], out_dir / slug, profile)
+            summary["verdict"] = run_verdict(summary, profile)
+            write_report([result.path], out_dir / slug, profile, tier_runs)
             summaries.append(summary)
             slugs.append(slug)
             rows.append(overview_row(summary, _rounds(frame, result.meta, confidence),
@@ -180,16 +247,18 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
     strategy = "each game's strongest player in every seat" if strong else "each game's default strategy"
     sentences, colour = book_verdict(summaries)
     blocks = [Heading(1, "Balance book"),
-              Verdict(sentences, stated("seat_pp") + " Each cell: the verdict of that report and the seat edge that "
-                      "decides it; the cell links to the report.", colour),
+              Verdict(sentences, stated("seat_pp") + " Each cell: the verdict of that report among the strongest "
+                      "players whose edge settled it, the seat edge that decides it and, in brackets, the tiers "
+                      "that disagree or stayed unsettled; the cell links to the report.", colour),
               verdict_grid(summaries, slugs),
               Paragraph(f"Every game at every player count, {games:,} games each, seed {seed}, {strategy}. "
                         "Seat 1 plays first; the first-seat edge is seat 1's win share minus 1/N, with its "
                         "95% Wilson interval; the seat-equality p-value is a chi-square test of equal seat "
                         "shares. Each row links to the full report."),
-              Image("first-player-advantage.png", "First seat's edge by game and player count, with 95% intervals: "
-                    + ", ".join(f"{s['title']} {s['players']}p {s['first_player_advantage']['pp']:+.2f} pp"
-                                for s in summaries), fpa_chart(summaries)),
+              Image("first-player-advantage.png", "First seat's edge by game, player count and players, with 95% "
+                    "intervals: " + "; ".join(f"{s['title']} {s['players']}p " + ", ".join(
+                        f"{value:+.2f} pp among {name}" for name, value, _, _ in tier_points(s)) for s in summaries),
+                    fpa_chart(summaries)),
               Table(OVERVIEW_HEADERS, rows)]
     assumed = sorted({note for s in summaries for note in s["assumed"]})
     if assumed:

@@ -403,3 +403,37 @@ def card_games() -> list[str]:
         if game.card_names(game.setup(game.player_counts[0], game.variant())) is not None:
             names.append(name)
     return names
+
+
+def tier_blocks(rows: list[dict], players: str, tier_runs: dict, level: int) -> list:
+    """Card strength at the other skill tiers (analysis/skill.py keeps each tier's games): for each
+    tier, its verdict and every card whose flag differs from the run's players' (``rows``), both
+    changes side by side.  A search tier is left out: its few hundred games flag nothing."""
+    from analysis.page import Heading, Paragraph, Table, Verdict
+
+    blocks = []
+    ours = {r["card"]: r for r in rows}
+    for tier, (frame, meta) in tier_runs.items():
+        if tier == players or tier.partition(":")[0] == "search":
+            continue
+        table = card_strength(frame.lazy(), meta).collect()
+        games = frame.height
+        found = verdict(table, games)
+        theirs = {r["card"]: r for r in table.to_dicts()}
+        differ = [card for card in ours if card in theirs and bool(ours[card]["flagged"]) != bool(theirs[card]["flagged"])]
+        blocks += [Heading(level + 1, f"Card strength among {tier} players ({games_phrase(games)})"),
+                   Verdict(found["sentences"][:1] + [
+                       (f"{len(differ)} card{' is' if len(differ) == 1 else 's are'} flagged among {players} players "
+                        f"or among {tier} players but not both: the table shows both changes." if differ else
+                        f"Every card flagged among {players} players is flagged among {tier} players, and no other.")],
+                       found["note"], found["tone"], "Cards")]
+        if differ:
+            def change(r):
+                return (f"{100 * r['delta']:+.1f} [{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}]"
+                        + (" flagged" if r["flagged"] else "") if r["delta"] is not None else "—")
+            blocks.append(Table(["card", f"among {players} players: change pp [95% CI]",
+                                 f"among {tier} players: change pp [95% CI]"],
+                                [[card, change(ours[card]), change(theirs[card])] for card in differ]))
+        blocks.append(Paragraph(f"The same measure on the {tier} tier's games of the skill section (every seat "
+                                f"{tier}, the same deals): a card's flags hold for the players who played it."))
+    return blocks

@@ -129,19 +129,24 @@ def page_verdict(summary: dict, card_rows: list[dict] | None, skill: dict | None
     which card is out of line, and how much skill matters; at most three sentences."""
     from analysis import verdict as judging
 
-    seat = judging.summary_verdict(summary)
+    seat = judging.run_verdict(summary, skill)
     sentences = list(seat["sentences"])
     keys = ["seat_pp"]
-    outcomes = [seat["judgement"]] if seat["kind"] == "seat edge" else []
+    outcomes = [seat["judgement"]] if seat["kind"] != "strategy strength" else []
     if card_rows is not None and len(sentences) < 3:
         found = cards.verdict(card_rows, summary["games"])
-        sentences.append(found["sentences"][0])
+        players = judging.lineup_players(summary)
+        first = found["sentences"][0]
+        sentences.append(f"{judging.among(players).capitalize()}, {first[0].lower()}{first[1:]}")
         keys.append("card_pp")
         outcomes.append(found["judgement"])
     if skill is not None and len(sentences) < 3:
         sentences.append(skill["verdict"][0])
     colour = judging.tone(*outcomes) if outcomes else "info"
-    return Verdict(sentences[:3], judging.stated(*keys), colour)
+    if colour == "good" and seat["tone"] == "warn":  # fair at the strongest settled tier, but the tiers disagree
+        colour = "warn"
+    extra = seat["note"].removeprefix(judging.stated("seat_pp"))  # the tiers' own note, if any
+    return Verdict(sentences[:3], judging.stated(*keys) + extra, colour)
 
 
 def compare(summaries: list[dict], labels: list[str]) -> list[dict]:
@@ -209,7 +214,8 @@ def _sources(run: Run, page_dir: str | Path | None) -> dict:
     return {"sources": [name for name, _ in named], "sources_beside": [beside for _, beside in named]}
 
 
-def build(runs: list[Run], skill: dict | None = None, page_dir: str | Path | None = None) -> tuple[list, dict]:
+def build(runs: list[Run], skill: dict | None = None, page_dir: str | Path | None = None,
+          tier_runs: dict | None = None) -> tuple[list, dict]:
     """The page's blocks and the JSON document of all summaries (and comparisons); ``skill`` (a
     skill profile of the game, analysis/skill.py) adds the "Skill and luck" section.  ``page_dir``
     is the folder the page will be written into: the run files are named relative to it, or by
@@ -247,10 +253,12 @@ def build(runs: list[Run], skill: dict | None = None, page_dir: str | Path | Non
         # the card games: how much each card in the opening hand is worth (analysis/cards.py)
         card_section, card_rows = cards.report_section(run.frame, run.meta, prefix, level)
         section += card_section
+        if tier_runs and card_rows is not None and number == 1:  # the same measure at the other tiers
+            section += cards.tier_blocks(card_rows, judging.lineup_players(summary) or "mixed", tier_runs, level)
         card_tables.append(card_rows)
         if card_rows is not None:
             summary["card_strength"] = card_rows
-        summary["verdict"] = judging.summary_verdict(summary)
+        summary["verdict"] = judging.run_verdict(summary, skill if number == 1 else None)
         sections.append(section)
 
     if several:
@@ -294,7 +302,7 @@ def _comparison_sentence(rows: list[dict], baseline: str) -> str:
 
 
 def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str | Path,
-                 skill: dict | None = None) -> Path:
+                 skill: dict | None = None, tier_runs: dict | None = None) -> Path:
     """Write ``report.md``, its PNG charts, ``report.html`` and ``summary.json`` into ``out_dir``.
 
     The run files are named relative to ``out_dir`` where they lie inside it or beside it (a link
@@ -307,5 +315,5 @@ def write_report(path_or_paths: str | Path | Sequence[str | Path], out_dir: str 
     if out_dir.exists() and not out_dir.is_dir():
         raise BalanceError(f"{out_dir} exists and is not a directory")
     runs = load_runs(path_or_paths)
-    blocks, document = build(runs, skill, out_dir)
+    blocks, document = build(runs, skill, out_dir, tier_runs)
     return write_blocks(blocks, document, out_dir)

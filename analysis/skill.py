@@ -13,6 +13,16 @@ heuristic and search for the card games.  Two kinds of figure, each with its 95%
 
 Search tiers are slow, so they play ``search_games``; the others ``games``.  Each figure states
 its own count.
+
+A tier's first-seat edge is played until it is settled, not for a fixed count: the run looks at
+1/16, 1/8, 1/4, 1/2 and all of its budget (``SETTLE_LOOKS``) and stops at the first look where
+the edge's interval lies wholly inside the fair band (±T) or wholly beyond it
+(``analysis.verdict.judge``).  Each look judges with a 99% interval, 0.05 / 5 looks
+(Bonferroni), so the chance that any look calls a tier settled when it is not stays under 5%
+whatever the looks see; the interval stored and shown is that 99% one.  A tier still straddling
+±T when its budget runs out is unsettled and says so.  Every tier plays the same deals (game k's
+deal is drawn from game k's own stream, whoever plays), so the tiers are compared on common
+random numbers.
 """
 from __future__ import annotations
 
@@ -25,6 +35,51 @@ from analysis.verdict import stated, thresholds
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEARCH_GAMES = 4_000
+SETTLE_LOOKS = 5  # looks at 1/16, 1/8, 1/4, 1/2 and all of a tier's budget
+SETTLE_CONFIDENCE = 1 - 0.05 / SETTLE_LOOKS  # each look's interval: 99%, Bonferroni over the looks
+
+
+def settle_looks(budget: int) -> list[int]:
+    """The game counts at which a tier's first-seat edge is judged: ``budget`` / 16, / 8, / 4,
+    / 2 and ``budget`` (rounded up, no look under one game, none twice).  They depend on the
+    budget alone, so a tier stops after the same games whatever the threads or chunks."""
+    looks = [max(1, -(-budget // 2 ** k)) for k in range(SETTLE_LOOKS - 1, 0, -1)] + [budget]
+    return sorted(set(looks))
+
+
+def edge_interval(wins: float, games: int, players: int, confidence: float = SETTLE_CONFIDENCE):
+    """Seat 1's edge over 1/N in pp and its Wilson interval at ``confidence``."""
+    fair = 1.0 / players
+    low, high = stats.wilson_interval(wins, games, confidence)
+    return 100 * (wins / games - fair), [100 * (low - fair), 100 * (high - fair)]
+
+
+def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, announce,
+              frames: dict | None = None) -> dict:
+    """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``);
+    ``frames`` (a dict) keeps the tier's games and metadata under its name."""
+    from analysis.verdict import judge, thresholds
+    from simcore.driver import run_games
+
+    players = setup.players
+    limit = thresholds().seat_pp
+
+    def settled(wins: list[float], games: int) -> bool:
+        value, interval = edge_interval(wins[0], games, players)
+        return judge(value, interval, limit) != "unsettled"
+
+    lineup = game.lineup([name] * players, players)
+    result = run_games(game, setup, lineup, variant, seed, budget, threads=threads, progress=False,
+                       keep_frame=True, announce=announce, checkpoints=settle_looks(budget), stop=settled)
+    frame = result.frame
+    played = frame.height
+    if frames is not None:
+        frames[name] = (frame, result.meta)
+    wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
+    value, interval = edge_interval(wins, played, players)
+    return {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
+            "confidence": SETTLE_CONFIDENCE, "looks": settle_looks(budget),
+            "settled": judge(value, interval, limit) != "unsettled"}
 
 
 def tiers_of(game) -> list[str]:
@@ -36,11 +91,13 @@ def _is_search(name: str) -> bool:
 
 
 def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAMES,
-                  search_games: int = DEFAULT_SEARCH_GAMES, threads: int | None = None, progress: bool = False) -> dict:
-    """Gaps between consecutive tiers and each tier's first-seat edge (JSON-ready)."""
+                  search_games: int = DEFAULT_SEARCH_GAMES, threads: int | None = None, progress: bool = False,
+                  frames: dict | None = None) -> dict:
+    """Gaps between consecutive tiers and each tier's first-seat edge (JSON-ready); ``frames`` (a
+    dict) receives each tier's games and metadata (the book's card section per tier)."""
     from analysis.ladder import play_rung
     from analysis.tournament import clustered_rate
-    from simcore.driver import _progress, run_games
+    from simcore.driver import _progress
 
     tiers = tiers_of(game)
     players = setup.players
@@ -57,14 +114,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
             gaps.append({"hero": hero, "field": below, "games": deals[hero] * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
         for name in tiers:
-            lineup = game.lineup([name] * players, players)
-            frame = run_games(game, setup, lineup, variant, seed, count[name], threads=threads, progress=False,
-                              keep_frame=True, announce=progress).frame
-            wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
-            low, high = stats.wilson_interval(wins, count[name])
-            edges.append({"tier": name, "games": count[name], "edge_pp": 100 * (wins / count[name] - fair),
-                          "ci_pp": [100 * (low - fair), 100 * (high - fair)]})
-            advance(count[name])
+            edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames))
+            advance(count[name])  # the whole budget: a tier that settled early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
                "seed": seed, "gaps": gaps, "first_seat_edge": edges}
     profile["verdict"] = verdict(profile)
@@ -78,6 +129,18 @@ def _share(entry: dict) -> str:
 def _edge(entry: dict) -> str:
     low, high = entry["ci_pp"]
     return f"{entry['edge_pp']:+.1f} pp [{low:+.1f}, {high:+.1f}]"
+
+
+def _level(edges: list[dict]) -> str:
+    """The confidence of the tiers' edge intervals, as a page names it (99%: settled by looks)."""
+    levels = {round(100 * e.get("confidence", 0.95)) for e in edges}
+    return "/".join(f"{level}%" for level in sorted(levels))
+
+
+def _settled(entry: dict) -> str:
+    if entry.get("settled", True):
+        return "yes" if entry["games"] == entry.get("budget", entry["games"]) else "yes, early"
+    return "no: budget spent"
 
 
 def verdict(profile: dict) -> list[str]:
@@ -117,8 +180,9 @@ def chart(profile: dict, title: str) -> bytes:
     axes.axvline(0, color="0.4", linewidth=1)
     limit = thresholds().seat_pp
     axes.axvspan(-limit, limit, color="#54a24b", alpha=0.12, label=f"fair (within ±{limit:g} pp)")
-    axes.set_yticks(y, [f"all {e['tier']}\n({e['games']:,} games)" for e in edges])
-    axes.set_xlabel(f"seat 1 win share − 1/{profile['players']} (percentage points), 95% interval")
+    axes.set_yticks(y, [f"all {e['tier']}\n({e['games']:,} games{'' if e.get('settled', True) else ', unsettled'})"
+                        for e in edges])
+    axes.set_xlabel(f"seat 1 win share − 1/{profile['players']} (percentage points), {_level(edges)} interval")
     axes.set_ylabel("skill tier (every seat)")
     figure.legend(loc="outside lower center", fontsize=8, frameon=False)
     axes.margins(x=0.15)
@@ -131,8 +195,10 @@ def tables(profile: dict) -> list[Table]:
                  [[g["hero"], g["field"], f"{g['games']:,}",
                    f"{100 * g['win_share']:.2f} [{100 * g['ci'][0]:.2f}, {100 * g['ci'][1]:.2f}]",
                    f"{100 * g['fair_share']:.1f}", fmt_p(g["p_value"])] for g in profile["gaps"]])
-    edges = Table(["every seat", "games", "first-seat edge pp [95% CI]"],
-                  [[e["tier"], f"{e['games']:,}", _edge(e)] for e in profile["first_seat_edge"]])
+    edges = profile["first_seat_edge"]
+    edges = Table(["every seat", "games (budget)", f"first-seat edge pp [{_level(edges)} CI]", "settled"],
+                  [[e["tier"], f"{e['games']:,} ({e.get('budget', e['games']):,})", _edge(e),
+                    _settled(e)] for e in edges])
     return [gaps, edges]
 
 
@@ -145,10 +211,16 @@ def blocks(profile: dict, title: str, prefix: str = "", level: int = 2) -> list:
     return [Heading(level, "Skill and luck"),
             Verdict(profile["verdict"][:3], stated("seat_pp") + (" Tiers: " + "; ".join(tiers) + "." if tiers else ""),
                     "info", "Skill"),
-            Image(f"{prefix}skill-first-seat.png", "First seat's edge by skill tier with 95% intervals",
+            Image(f"{prefix}skill-first-seat.png", "First seat's edge by skill tier with "
+                  f"{_level(profile['first_seat_edge'])} intervals: " + "; ".join(
+                      f"{e['tier']} {_edge(e)}" for e in profile["first_seat_edge"]),
                   chart(profile, title)),
             *tables(profile),
             Paragraph("Gaps: one player of a tier among players of the tier below, once in each seat on the same "
                       "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 1's win "
-                      "share minus the fair share, 95% Wilson interval. Search tiers play fewer games (they think "
-                      "at every decision); each row says how many.")]
+                      "share minus the fair share, played until its interval lies wholly inside or wholly beyond "
+                      f"±{thresholds().seat_pp:g} pp (settled) or its budget runs out: it is judged at 1/16, 1/8, "
+                      "1/4, 1/2 and all of the budget, each time with a 99% Wilson interval (0.05 over the five "
+                      "looks, Bonferroni), so stopping early keeps the chance of a wrong call under 5%. Every tier "
+                      "plays the same deals. Search tiers have smaller budgets (they think at every decision); "
+                      "each row says how many games it played.")]

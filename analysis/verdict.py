@@ -200,9 +200,22 @@ def _seat(index: int) -> str:
     return f"seat {index + 1}"
 
 
+def lineup_players(summary: dict) -> str | None:
+    """The one strategy every seat plays (``random``), or None for a mixed line-up."""
+    names = {seat["strategy"] for seat in summary["seats"]}
+    return names.pop() if len(names) == 1 else None
+
+
+def among(name: str | None) -> str:
+    """``among random players``: whose play a verdict judged."""
+    return f"among {name} players" if name else "in this mixed line-up"
+
+
 def summary_verdict(summary: dict) -> dict:
     """The verdict of one run: ``sentences`` (one or two), ``note`` (the thresholds), ``tone``,
-    and ``judgement`` ("within": fair, "beyond": out of line, "unsettled"), also for the JSON."""
+    ``judgement`` ("within": fair, "beyond": out of line, "unsettled") and ``players`` (the
+    strategy every seat played, None for a mixed line-up), also for the JSON.  Every sentence
+    names whose play it judged: a seat edge among random players says nothing of good players."""
     limit = thresholds().seat_pp
     fair = 100.0 / summary["players"]
     games = summary["games"]
@@ -219,47 +232,147 @@ def summary_verdict(summary: dict) -> dict:
         second += "; for the first seat's edge give every seat one strategy, or rotate the seats (balance tournament)."
         outcome = "beyond" if out_of_line else ("within" if all(j == "within" for _, j in judged) else "unsettled")
         return {"sentences": [first, second], "note": stated("seat_pp"), "tone": "info", "judgement": outcome,
-                "kind": "strategy strength"}
+                "kind": "strategy strength", "players": None}
     edges = seat_edges(summary)
+    who = among(lineup_players(summary))
     first = edges[0]
     beyond = [e for e in edges if e["judgement"] == "beyond"]
     unsettled = [e for e in edges if e["judgement"] == "unsettled"]
     if beyond:
         listed = "; ".join(f"{_seat(e['seat'])} {pp(e['edge_pp'], e['ci_pp'])}" for e in beyond[:3])
-        sentence = (f"Not fair: {listed} against the fair {fair:.1f}%, beyond the ±{limit:g} pp that counts as fair"
-                    + (f" ({len(beyond) - 3} more seats too)" if len(beyond) > 3 else "") + ".")
+        sentence = (f"Not fair {who}: {listed} against the fair {fair:.1f}%, beyond the ±{limit:g} pp that counts "
+                    "as fair" + (f" ({len(beyond) - 3} more seats too)" if len(beyond) > 3 else "") + ".")
         outcome = "beyond"
     elif unsettled:
         worst = max(unsettled, key=lambda e: abs(e["edge_pp"]))
         need = worst["games_to_settle"]
-        sentence = (f"Not settled: {_seat(worst['seat'])}'s edge is {pp(worst['edge_pp'], worst['ci_pp'])}, which "
-                    f"may or may not exceed ±{limit:g} pp"
+        sentence = (f"Not settled {who}: {_seat(worst['seat'])}'s edge is {pp(worst['edge_pp'], worst['ci_pp'])}, "
+                    f"which may or may not exceed ±{limit:g} pp"
                     + (f"; about {need:,} games would tell (this run has {games:,})." if need else "."))
         outcome = "unsettled"
     else:
         largest = max(edges, key=lambda e: abs(e["edge_pp"]))
-        sentence = (f"Fair: every seat wins within ±{limit:g} pp of the fair {fair:.1f}%; seat 1, who plays first, "
-                    f"is at {pp(first['edge_pp'], first['ci_pp'])}"
+        sentence = (f"Fair {who}: every seat wins within ±{limit:g} pp of the fair {fair:.1f}%; seat 1, who plays "
+                    f"first, is at {pp(first['edge_pp'], first['ci_pp'])}"
                     + (f" and the largest edge is {_seat(largest['seat'])}'s {pp(largest['edge_pp'], largest['ci_pp'])}."
                        if largest["seat"] != 0 else "."))
         outcome = "within"
     return {"sentences": [sentence], "note": stated("seat_pp"), "tone": tone(outcome), "judgement": outcome,
-            "kind": "seat edge", "seat_edges": edges}
+            "kind": "seat edge", "seat_edges": edges, "players": lineup_players(summary)}
+
+
+def _deciding(edges: list[dict], outcome: str) -> dict:
+    """The seat edge that decides a run's judgement: seat 1 when fair, else the largest edge of
+    those beyond (or unsettled)."""
+    if outcome == "within":
+        return edges[0]
+    return max((e for e in edges if e["judgement"] == outcome), key=lambda e: abs(e["edge_pp"]))
+
+
+WORDS = {"within": "fair", "beyond": "out of line", "unsettled": "unsettled"}
 
 
 def short_verdict(summary: dict) -> tuple[str, str]:
-    """(text, tone) of one run in a few words, for grids and lists: ``fair · seat 1 −0.4 pp
-    [−0.6, −0.2]``, ``out of line · seat 2 +3.1 pp [...]``, ``unsettled · ...``."""
-    verdict = summary_verdict(summary)
+    """(text, tone) of one run in a few words, for grids and lists: ``fair among random · seat 1
+    −0.4 pp [−0.6, −0.2]``, ``out of line among heuristic · seat 2 +3.1 pp [...]``; a run with a
+    tiered verdict (``tiered_verdict``) gives it, with the tiers that disagree or stayed unsettled."""
+    verdict = summary.get("verdict") if summary.get("verdict", {}).get("kind") == "tiers" else summary_verdict(summary)
     if verdict["kind"] == "strategy strength":
         top = summary["strategy_strength"][0]
         return f"skill, not seat · {top['strategy']} {pp(top['edge_pp'], top['edge_ci_pp'])}", "info"
-    edges = verdict["seat_edges"]
-    outcome = verdict["judgement"]
-    if outcome == "within":
-        shown, word = edges[0], "fair"
+    if verdict["kind"] == "tiers":
+        return verdict["short"], verdict["tone"]
+    shown = _deciding(verdict["seat_edges"], verdict["judgement"])
+    return (f"{WORDS[verdict['judgement']]} {among(verdict['players']).replace(' players', '')} · "
+            f"{_seat(shown['seat'])} {pp(shown['edge_pp'], shown['ci_pp'])}", tone(verdict["judgement"]))
+
+
+# --------------------------------------------------------------------------------------------
+# the verdict across skill tiers: whose play it judged, led by the strongest settled tier
+# --------------------------------------------------------------------------------------------
+
+def tier_edges(summary: dict, profile: dict) -> list[dict]:
+    """Each tier's deciding edge, weakest tier first: the skill profile's first-seat edge per tier
+    (every seat that tier, analysis/skill.py), except that the run's own line-up, when it is one
+    of the tiers and played at least as many games, stands in for its tier with every seat judged
+    (its deciding seat: seat 1 when fair, else the seat furthest beyond)."""
+    limit = thresholds().seat_pp
+    own = lineup_players(summary) if summary.get("lineup") != "mixed" else None
+    rows = []
+    for entry in profile["first_seat_edge"]:
+        if entry["tier"] == own and summary["games"] >= entry["games"]:
+            found = summary_verdict(summary)
+            edge = _deciding(found["seat_edges"], found["judgement"])
+            rows.append({"tier": own, "games": summary["games"], "seat": edge["seat"], "edge_pp": edge["edge_pp"],
+                         "ci_pp": edge["ci_pp"], "confidence": 0.95, "judgement": found["judgement"],
+                         "games_to_settle": edge["games_to_settle"], "measured": "the run (every seat judged)"})
+            continue
+        judgement = judge(entry["edge_pp"], entry["ci_pp"], limit)
+        rows.append({"tier": entry["tier"], "games": entry["games"], "seat": 0, "edge_pp": entry["edge_pp"],
+                     "ci_pp": entry["ci_pp"], "confidence": entry.get("confidence", 0.95), "judgement": judgement,
+                     "games_to_settle": games_to_settle(entry["edge_pp"], entry["ci_pp"], entry["games"], limit),
+                     "measured": "the skill profile (first seat)"})
+    return rows
+
+
+def tiered_verdict(summary: dict, profile: dict) -> dict:
+    """The headline of a run with a skill profile: the judgement at the strongest tier whose
+    interval settles it (fair or out of line), what the other tiers say, and which stayed
+    unsettled.  A game fair among random players but out of line among heuristic ones is out of
+    line; where settled tiers disagree the tone is never plain "good"."""
+    limit = thresholds().seat_pp
+    tiers = tier_edges(summary, profile)
+    settled = [t for t in tiers if t["judgement"] != "unsettled"]
+    lead = settled[-1] if settled else None
+
+    def edge(t):
+        return f"{_seat(t['seat'])} {pp(t['edge_pp'], t['ci_pp'])}"
+
+    others = []
+    for t in reversed(tiers):
+        if t is lead:
+            continue
+        if t["judgement"] == "unsettled":
+            need = f"; about {t['games_to_settle']:,} games would tell" if t["games_to_settle"] else ""
+            others.append(f"unsettled {among(t['tier'])} ({edge(t)}, {t['games']:,} games{need})")
+        else:
+            others.append(f"{WORDS[t['judgement']]} {among(t['tier'])} ({edge(t)})")
+    if lead is not None:
+        head = f"{'Out of line' if lead['judgement'] == 'beyond' else 'Fair'} {among(lead['tier'])}, the strongest " \
+               f"settled tier: {edge(lead)}"
+        if lead["judgement"] == "within" and lead["seat"] == 0:
+            head += f", every seat within ±{limit:g} pp" if lead["measured"].startswith("the run") else \
+                    f", within ±{limit:g} pp"
+        sentence = head + ("; " + "; ".join(others) if others else "") + "."
+        judgement = lead["judgement"]
     else:
-        pool = [e for e in edges if e["judgement"] == outcome]
-        shown = max(pool, key=lambda e: abs(e["edge_pp"]))
-        word = "out of line" if outcome == "beyond" else "unsettled"
-    return f"{word} · {_seat(shown['seat'])} {pp(shown['edge_pp'], shown['ci_pp'])}", tone(outcome)
+        strongest = tiers[-1]
+        sentence = (f"Unsettled at every tier: " + "; ".join(
+            f"{among(t['tier'])} {edge(t)} ({t['games']:,} games)" for t in reversed(tiers))
+                    + (f"; about {strongest['games_to_settle']:,} games {among(strongest['tier'])} would tell."
+                       if strongest["games_to_settle"] else "."))
+        judgement = "unsettled"
+    disagree = len({t["judgement"] for t in settled}) > 1
+    colour = tone(judgement)
+    if colour == "good" and disagree:
+        colour = "warn"
+    shown = lead or tiers[-1]
+    short = f"{WORDS[judgement]} {among(shown['tier']).replace(' players', '')} · {edge(shown)}"
+    rest = [f"{t['tier']}: {WORDS[t['judgement']]}" for t in reversed(tiers)
+            if t is not shown and (t["judgement"] != judgement or t["judgement"] == "unsettled")]
+    if rest:
+        short += f" ({'; '.join(rest)})"
+    levels = sorted({round(100 * t["confidence"]) for t in tiers})
+    note = stated("seat_pp") + (" The skill tiers' intervals are 99%: each tier plays until settled or out of "
+                                "budget, judged at five looks (analysis/skill.py)." if 99 in levels else "")
+    return {"sentences": [sentence], "note": note, "tone": colour, "judgement": judgement,
+            "kind": "tiers", "players": shown["tier"], "settled_tier": lead["tier"] if lead else None,
+            "tiers_disagree": disagree, "tiers": tiers, "short": short}
+
+
+def run_verdict(summary: dict, profile: dict | None = None) -> dict:
+    """A run's verdict: across the tiers of its skill profile where it has one and every seat
+    plays one strategy (``tiered_verdict``), else the run's own (``summary_verdict``)."""
+    if profile is not None and summary.get("lineup") != "mixed" and profile.get("first_seat_edge"):
+        return tiered_verdict(summary, profile)
+    return summary_verdict(summary)

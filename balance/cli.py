@@ -260,7 +260,9 @@ def simulate(
     if precision is not None:
         summary["precision"] = result.meta["precision"]
     if as_json:
-        typer.echo(summary_json(summary))
+        from analysis.verdict import summary_verdict
+
+        typer.echo(summary_json({**summary, "verdict": summary_verdict(summary)}))  # it names the players judged
     else:
         typer.echo(format_summary(summary).rstrip("\n"))
         if precision is not None:
@@ -298,7 +300,7 @@ def report(
 def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json):
     from analysis.report import write_report
 
-    profile = None
+    profile, tier_runs = None, {}
     if skill:
         from analysis.skill import skill_profile
         from analysis.summary import load_runs
@@ -310,8 +312,8 @@ def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json
         v = g.variant(overrides={k: val for k, val in meta["variant"].items() if k not in ("game", "name", "description")})
         set_threads(threads)
         profile = skill_profile(g, g.setup(meta["players"], v), v, meta["seed"], skill_games, search_games, threads,
-                                progress=not quiet and not as_json)
-    path = write_report([str(r) for r in runs], out, profile)
+                                progress=not quiet and not as_json, frames=tier_runs)
+    path = write_report([str(r) for r in runs], out, profile, tier_runs)
     if as_json:
         typer.echo((path / "summary.json").read_text(encoding="utf-8").rstrip("\n"))
         return

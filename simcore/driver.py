@@ -300,7 +300,8 @@ def existing_result(out: Path, config: dict) -> dict | None:
 def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size: int = DEFAULT_CHUNK,
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
               keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
-              resume: bool = False, executor=None, announce: bool | None = None) -> RunResult:
+              resume: bool = False, executor=None, announce: bool | None = None,
+              checkpoints: list[int] | None = None, stop=None) -> RunResult:
     """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
@@ -310,13 +311,22 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     (finish an interrupted run of the same configuration: only the missing games are played).
     ``executor`` plays the chunks (default: the cluster of the enclosing
     ``simcore.cluster.connect``, else this process).  ``announce`` (default: ``progress``) says
-    on stderr when the play loop is compiled for the first time on this machine."""
+    on stderr when the play loop is compiled for the first time on this machine.
+
+    ``checkpoints`` (increasing game counts ending at ``games``) with ``stop(wins, games)`` is the
+    same machinery for a caller's own stopping rule: after each checkpoint, ``stop`` gets every
+    seat's wins so far and the games played, and True ends the run there (``meta["games"]`` says
+    how many).  The rule's validity under repeated looks is the caller's to keep
+    (analysis/skill.py judges with Bonferroni intervals)."""
     if precision is not None and not 0 < precision < 0.5:
         raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
         raise BalanceError(f"--games must be at least 1, not {games}")
     if chunk_size < 1:
         raise BalanceError(f"--chunk-size must be at least 1, not {chunk_size}")
+    if checkpoints is not None and (precision is not None or not checkpoints or checkpoints[-1] != games
+                                    or sorted(set(checkpoints)) != list(checkpoints) or checkpoints[0] < 1):
+        raise ValueError(f"checkpoints must rise from 1 to games ({games}), without precision: {checkpoints}")
     check_seed(seed)
     if games - 1 > MAX_SEED:
         raise BalanceError(f"--games must be at most 2**63, not {games}")
@@ -351,7 +361,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
             game.take_tallies()
             _check_interrupt()
         result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision,
-                       executor, parts, meta)
+                       executor, parts, meta, checkpoints, stop)
         if parts is not None:
             _finish(parts, out, result)
             if keep_frame:
@@ -370,8 +380,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
 
 
 def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision, executor, parts,
-          meta) -> RunResult:
-    stops = precision_checkpoints(games) if precision is not None else [games]
+          meta, checkpoints=None, stop_rule=None) -> RunResult:
+    stops = precision_checkpoints(games) if precision is not None else checkpoints or [games]
     figures: dict[int, tuple[int, dict]] = dict(parts.done) if parts is not None else {}
     frames: dict[int, pl.DataFrame] = {}
     started = time.perf_counter()
@@ -396,8 +406,12 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
             done = stop
             if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
                 break
+            if stop_rule is not None and stop_rule(_wins(figures, stop, setup.players), stop):
+                break
     seconds = time.perf_counter() - started
     included = sorted(s for s in figures if s < done)
+    if stop_rule is not None:
+        meta["games"] = done
     if precision is not None:
         widest = widest_half_width(_wins(figures, done, setup.players), done)
         meta["games"] = done
@@ -474,9 +488,16 @@ def _compiled_marker(lineup) -> Path | None:
     has been compiled there once; None where the cache folder is unknown."""
     import hashlib
 
-    folder = os.environ.get("NUMBA_CACHE_DIR")
+    from simcore.cache import group_cache_dir
+
     source = getattr(lineup.kernels, "__file__", None)
-    if not folder or not source:
+    if not source:
+        return None
+    # the game's own kernels are cached in their group's folder (a changed engine gets a new one,
+    # so the marker goes with it); a plug-in build's copies in NUMBA_CACHE_DIR
+    stock = not getattr(lineup, "plugins", ())
+    folder = (group_cache_dir(source) if stock else None) or os.environ.get("NUMBA_CACHE_DIR")
+    if not folder:
         return None
     return Path(folder) / f".compiled-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
 

@@ -539,14 +539,17 @@ def test_every_chart_has_a_title_labelled_axes_and_units(results, monkeypatch):
     assert [charts.label_problems(figure) for figure in figures] == [[]] * 5
     titles = [figure.get_suptitle() for figure in figures]
     assert titles == ["Win share by seat", "Final score distribution by seat", "Rule event rates (95% CI)",
-                      "First seat's edge by game and player count",
+                      "First seat's edge by game, player count and players",
                       "Exact chance each trap fires, by dice on the table"]
     subtitle = "Test Game · 3 players · 4 games · variant fast"
     assert axis_labels(figures[0]) == [(subtitle, "seat (seat 1 plays first) and strategy", "win share (%)")]
     assert axis_labels(figures[1]) == [(subtitle, "final score (points)", "games (%)")]
     assert axis_labels(figures[2]) == [(subtitle, "rate per stated unit (%)", "rule event")]
-    assert axis_labels(figures[3])[0][1:] == ("first seat's edge (percentage points)", "game, player count")
-    assert "4–8 games per row" in axis_labels(figures[3])[0][0]  # how many games each row rests on
+    assert axis_labels(figures[3])[0][1:] == ("first seat's edge: seat 1 win share − 1/N (percentage points), "
+                                              "95% interval", "game, player count")
+    players = s["seats"][0]["strategy"] if s["lineup"] == "symmetric" else "mixed line-up"
+    # whose play and how many games each row rests on
+    assert f"games per row: {players} 4–8" in axis_labels(figures[3])[0][0].replace("\n", " ")
     heat_map, colour_bar = axis_labels(figures[4])
     assert heat_map[1:] == ("dice on the table (count)", "trap card (* = assumed)") and "3 players" in heat_map[0]
     assert colour_bar[2] == "chance the trap fires (%)"

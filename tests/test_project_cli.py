@@ -147,6 +147,19 @@ def test_the_first_compile_announces_itself(tmp_path, monkeypatch):
     assert len(err.getvalue().splitlines()) == 2  # the second time: silent
 
 
+def test_a_stock_play_loops_marker_lies_in_its_games_cache_folder():
+    """The game's kernels are cached per game (simcore/cache.py): the marker goes with that folder,
+    so a warm cache never says "compiling", and an edited engine (a new folder) does."""
+    from simcore import driver
+    from simcore.cache import group_cache_dir
+    from simcore.game import get_game
+
+    lineup = get_game("bird-weather").lineup("random", 4)
+    marker = driver._compiled_marker(lineup)
+    assert marker.parent == group_cache_dir(lineup.kernels.__file__)
+    assert marker.parent.name.startswith("numba-bird_weather-")
+
+
 def test_json_on_every_command_that_prints_results(tmp_path):
     """games, report and book print JSON with --json too (the others are tested with their commands)."""
     code, out, err = balance("games", "--json")

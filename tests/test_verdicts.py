@@ -129,13 +129,65 @@ def _summary(shares, strategies, games=100_000):
 
 def test_seat_verdict_fair_out_of_line_and_unsettled():
     fair = verdict.summary_verdict(_summary([0.252, 0.249, 0.250, 0.249], ["random"] * 4))
-    assert fair["judgement"] == "within" and fair["sentences"][0].startswith("Fair:") and fair["tone"] == "good"
+    assert fair["judgement"] == "within" and fair["tone"] == "good"
+    assert fair["sentences"][0].startswith("Fair among random players:") and fair["players"] == "random"
     out = verdict.summary_verdict(_summary([0.29, 0.24, 0.24, 0.23], ["random"] * 4))
-    assert out["judgement"] == "beyond" and "seat 1 +4.0 pp" in out["sentences"][0] and out["tone"] == "bad"
+    assert out["judgement"] == "beyond" and out["tone"] == "bad"
+    assert out["sentences"][0].startswith("Not fair among random players: seat 1 +4.0 pp")
     close = verdict.summary_verdict(_summary([0.268, 0.244, 0.244, 0.244], ["random"] * 4, games=5_000))
     assert close["judgement"] == "unsettled" and "games would tell" in close["sentences"][0]
     assert verdict.short_verdict(_summary([0.29, 0.24, 0.24, 0.23], ["random"] * 4))[0].startswith(
-        "out of line · seat 1 +4.0 pp")
+        "out of line among random · seat 1 +4.0 pp")
+
+
+def _profile(edges, games=20_000, players=4):
+    """A skill profile's first-seat edges (tier, edge pp, interval) as analysis/skill.py writes them."""
+    return {"tiers": [t for t, _, _ in edges], "players": players,
+            "first_seat_edge": [{"tier": t, "games": games, "edge_pp": e, "ci_pp": list(ci)} for t, e, ci in edges]}
+
+
+def test_the_headline_leads_with_the_strongest_settled_tier_and_names_the_others():
+    """BIRD & WEATHER's case: fair among random players (the run, 200,000 games), out of line among
+    heuristic ones, the search tier too short to settle.  The verdict judges it out of line among
+    heuristic players, says random play found it fair, and names search as unsettled."""
+    run = _summary([0.2435, 0.2525, 0.2520, 0.2520], ["random"] * 4, games=200_000)
+    profile = _profile([("random", -0.5, (-1.1, 0.1)), ("heuristic", -3.4, (-4.0, -2.8)),
+                        ("search", -2.0, (-6.1, 2.4))])
+    found = verdict.run_verdict(run, profile)
+    assert found["kind"] == "tiers" and found["judgement"] == "beyond" and found["tone"] == "bad"
+    assert found["players"] == "heuristic" and found["settled_tier"] == "heuristic" and found["tiers_disagree"]
+    text = found["sentences"][0]
+    assert text.startswith("Out of line among heuristic players, the strongest settled tier: seat 1 -3.4 pp "
+                           "[-4.0, -2.8]"), text
+    assert "unsettled among search players (seat 1 -2.0 pp [-6.1, +2.4], 20,000 games" in text
+    assert "fair among random players (seat 1 -0.7 pp [-0.8, -0.5])" in text  # the run's 200,000 games stand in for the tier
+    assert [t["games"] for t in found["tiers"]] == [200_000, 20_000, 20_000]
+    short, colour = verdict.short_verdict({**run, "verdict": found})
+    assert short == "out of line among heuristic · seat 1 -3.4 pp [-4.0, -2.8] (search: unsettled; random: fair)"
+    assert colour == "bad"
+
+
+def test_fair_at_the_strongest_tier_but_not_at_a_weaker_one_is_never_a_plain_tick():
+    run = _summary([0.29, 0.24, 0.24, 0.23], ["random"] * 4)
+    found = verdict.run_verdict(run, _profile([("random", 4.0, (3.6, 4.4)), ("heuristic", 0.2, (-0.6, 1.0))]))
+    assert found["judgement"] == "within" and found["tone"] == "warn" and found["tiers_disagree"]
+    assert found["sentences"][0].startswith("Fair among heuristic players, the strongest settled tier: seat 1 "
+                                            "+0.2 pp [-0.6, +1.0], within ±2 pp; out of line among random players")
+    # every tier agreeing: a plain tick
+    agree = verdict.run_verdict(_summary([0.252, 0.249, 0.250, 0.249], ["random"] * 4),
+                                _profile([("random", 0.2, (-0.3, 0.7)), ("heuristic", 0.1, (-0.6, 0.8))]))
+    assert agree["tone"] == "good" and not agree["tiers_disagree"]
+
+
+def test_no_tier_settled_says_so_and_how_many_games_would_tell():
+    run = _summary([0.268, 0.244, 0.244, 0.244], ["random"] * 4, games=5_000)
+    found = verdict.run_verdict(run, _profile([("random", 1.8, (-0.6, 4.2)), ("heuristic", 1.5, (-1.5, 4.5))], 5_000))
+    assert found["judgement"] == "unsettled" and found["settled_tier"] is None and found["tone"] == "warn"
+    assert found["sentences"][0].startswith("Unsettled at every tier: among heuristic players seat 1 +1.5 pp")
+    assert "games among heuristic players would tell." in found["sentences"][0]
+    # a mixed line-up has no tiers to judge: its own verdict
+    mixed = _summary([0.41, 0.20, 0.20, 0.19], ["heuristic", "random", "random", "random"])
+    assert verdict.run_verdict(mixed, _profile([("random", 0.0, (-1, 1))]))["kind"] == "strategy strength"
 
 
 def test_a_mixed_line_up_is_strategy_strength_not_a_seat_edge():

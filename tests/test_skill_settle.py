@@ -1,0 +1,85 @@
+"""A skill tier plays until its first-seat edge is settled (analysis/skill.py): five looks at
+1/16 .. all of its budget, each judged with a 99% interval, and a stop at the first look where
+the interval lies wholly inside or wholly beyond the fair band.  The run stops after the same
+games whatever the threads, and the stopping rule keeps its error rate under 5%."""
+import numpy as np
+import pytest
+
+from analysis import skill
+from analysis.verdict import judge, thresholds
+from simcore.driver import run_games
+from simcore.game import get_game
+
+
+def test_the_looks_depend_on_the_budget_alone():
+    assert skill.settle_looks(100_000) == [6_250, 12_500, 25_000, 50_000, 100_000]
+    assert skill.settle_looks(400) == [25, 50, 100, 200, 400]
+    assert skill.settle_looks(1_000) == [63, 125, 250, 500, 1_000]  # rounded up
+    assert skill.settle_looks(3) == [1, 2, 3]  # no look twice, none under one game
+    assert skill.SETTLE_CONFIDENCE == pytest.approx(0.99)
+
+
+def test_a_stopping_rule_ends_the_run_at_a_checkpoint_with_the_games_of_a_full_run():
+    """Stopped at the second look: the games played are exactly the first games of the full run,
+    for one thread and two."""
+    game = get_game("sky-city")
+    setup = game.setup(4, game.variant())
+    lineup = game.lineup("random", 4)
+    full = run_games(game, setup, lineup, game.variant(), 3, 400, progress=False, keep_frame=True, threads=1)
+    seen = []
+
+    def second_look(wins, games):
+        seen.append((games, wins[0]))
+        return len(seen) == 2
+
+    for threads in (1, 2):
+        seen.clear()
+        part = run_games(game, setup, lineup, game.variant(), 3, 400, progress=False, keep_frame=True,
+                         threads=threads, chunk_size=7, checkpoints=[25, 50, 100, 200, 400], stop=second_look)
+        assert part.meta["games"] == 50 and part.frame.height == 50
+        assert part.frame.equals(full.frame.head(50))
+        assert seen[-1] == (50, pytest.approx(float(full.frame["share_0"].head(50).sum())))
+    with pytest.raises(ValueError, match="checkpoints must rise"):
+        run_games(game, setup, lineup, game.variant(), 3, 400, progress=False, checkpoints=[50, 25, 400],
+                  stop=second_look)
+
+
+def test_a_tier_that_settles_early_stops_and_says_so():
+    """ALEA among random players, 4 players: its first-seat edge is near 0 (README), so a budget of
+    160,000 games settles it as fair before the last look, at a look of settle_looks."""
+    game = get_game("sky-city")
+    setup = game.setup(4, game.variant())
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 160_000, None, False)
+    assert edge["settled"] and edge["games"] in skill.settle_looks(160_000) and edge["games"] < 160_000
+    assert judge(edge["edge_pp"], edge["ci_pp"], thresholds().seat_pp) == "within"
+    assert edge["confidence"] == pytest.approx(0.99) and edge["budget"] == 160_000
+
+
+def _wrong_calls(true_edge_pp: float, budget: int, trials: int, looks, confidence) -> float:
+    """How often the looks call a tier settled on the wrong side when its true edge is exactly on
+    the threshold (neither answer is right there, so every call counts as wrong): binomial seat-1
+    wins at the true share, judged at each look."""
+    rng = np.random.default_rng(12345)
+    players, limit = 4, thresholds().seat_pp
+    share = 1 / players + true_edge_pp / 100
+    wrong = 0
+    for _ in range(trials):
+        wins, played = 0, 0
+        for look in looks:
+            wins += rng.binomial(look - played, share)
+            played = look
+            value, interval = skill.edge_interval(wins, played, players, confidence)
+            if judge(value, interval, limit) != "unsettled":
+                wrong += 1
+                break
+    return wrong / trials
+
+
+def test_the_stopping_rule_stays_valid_under_its_five_looks():
+    """At a true edge exactly on +2 pp every settled call is a coin flip's error: the five looks
+    with 99% intervals make one in at most 5% of tiers (one-sided: about 2.5%), where looking five
+    times with 95% intervals would make more."""
+    looks = skill.settle_looks(40_000)
+    bonferroni = _wrong_calls(2.0, 40_000, 4_000, looks, skill.SETTLE_CONFIDENCE)
+    naive = _wrong_calls(2.0, 40_000, 4_000, looks, 0.95)
+    assert bonferroni < 0.05 and naive > bonferroni, (bonferroni, naive)
