@@ -341,6 +341,12 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     out = Path(os.path.realpath(out)) if out is not None else None
     keep_frame = out is None if keep_frame is None else keep_frame
     game.check_lineup(setup, lineup)
+    if lineup.plugins:  # a plug-in that writes to the game's state is refused before anything is written
+        from simcore.plugins import check_writes
+
+        compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
+        game.take_tallies()
+        check_writes(game, setup, lineup, seed)
     config = run_config(game, setup, lineup, variant, seed, games, precision)
     meta = run_metadata(game, setup, lineup, variant, seed, games, config)
 

@@ -526,6 +526,10 @@ class Game:
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         """Game ``index`` of run ``seed``, logged exactly as the run played it."""
         self.check_lineup(setup, lineup)
+        if lineup.plugins:  # a plug-in that writes to the game's state is refused (simcore/plugins.py)
+            from simcore.plugins import check_writes
+
+            check_writes(self, setup, lineup, seed, logs=True)
         log = self.kernel_logs(setup, lineup, seed, [index])[0]
         log.update(seed=seed, index=index, strategies=list(lineup.names))
         return log

@@ -569,6 +569,10 @@ PLUGIN_DECISIONS = {
     "play": "params, seat, hand, legal, seen, table, number, follow, rules, streams",
     "pick": "params, seat, available, hand, seen, table, number, rules, streams",
 }
+# where a strategy may write besides its own stream: the slots of this trick not played yet, to try
+# a card there and call resolve_trick, setting each back to -1 before it returns (greedy does;
+# simcore/plugins.py checks every plug-in for it before a run; docs/strategies.md)
+PLUGIN_SCRATCH = {"table": ("T_PLAY + table[T_NPLAYED]", T_PLAY + MAX_PLAYERS, -1)}
 
 
 @kernel(globals(), refcounts=False)

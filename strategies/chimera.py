@@ -526,6 +526,10 @@ def search_play(params, seat, hand, m0, m1, table, rules, masks, streams):
 PLUGIN_DECISIONS = {
     "play": "params, seat, hand, m0, m1, table, rules, masks, streams",
 }
+# where a strategy may write besides its own stream: argument -> (first, end, cleared), slots it may
+# use freely during its call and must set back to `cleared` before it returns (simcore/plugins.py
+# checks every plug-in for it before a run; docs/strategies.md)
+PLUGIN_SCRATCH = {"table": (T_SCRATCH, T_SCRATCH + SCRATCH_WIDTH, 0)}
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, this is never reached
 
