@@ -231,9 +231,12 @@ def table_rows(table: pl.DataFrame, every: bool = True) -> tuple[list[list[str]]
     return [_cells(rows[i]) for i in keep], len(rows) - len(keep)
 
 
-def verdict(table: pl.DataFrame | list[dict], games: int) -> dict:
+def verdict(table: pl.DataFrame | list[dict], games: int, players: str | None = None) -> dict:
     """At most two sentences: which cards are out of line (flagged), by how much, and how many
-    games would settle the unsettled ones.  ``sentences``, ``tone``, ``judgement``, ``note``."""
+    games would settle the unsettled ones, saying among which ``players`` (every seat's strategy,
+    None for a mixed line-up).  ``sentences``, ``tone``, ``judgement``, ``note``, ``players``."""
+    from analysis.verdict import among_first
+
     rows = table.to_dicts() if isinstance(table, pl.DataFrame) else list(table)
     limit = thresholds().card_pp
 
@@ -243,20 +246,27 @@ def verdict(table: pl.DataFrame | list[dict], games: int) -> dict:
         return (f": about {need[(len(need) - 1) // 2]:,} games would settle half of them and {need[-1]:,} all (the "
                 f"closer a card is to ±{limit:g} pp, the more it takes; this run has {games:,}).")
 
-    return card_verdict(
+    found = card_verdict(
         rows, limit,
         lambda n, of, shown: (f"{n} of {of} cards {'is' if n == 1 else 'are'} out of line (sure to move their "
                               f"holder's win share by more than ±{limit:g} pp): {shown}."),
         lambda largest: (f"No card is out of line: none is sure to move its holder's win share by ±{limit:g} pp or "
                          f"more; the largest change is {largest}."),
         "No card varied between the hands dealt, so none could be measured.", settle)
+    return {**found, "sentences": among_first(found["sentences"], players), "players": players}
+
+
+def players_of_meta(meta: dict) -> str | None:
+    from analysis.verdict import one_player
+
+    return one_player(strategies(meta))
 
 
 def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:
     head = (f"Card strength: {meta.get('title', meta['game'])} ({meta['game']}), {meta['players']} players, "
             f"{games_phrase(games)}, seed {meta.get('seed')}, {lineup_phrase(meta)}")
     rows, _ = table_rows(table)
-    found = verdict(table, games)
+    found = verdict(table, games, players_of_meta(meta))
     return "\n".join([head, "", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})", "",
                       method_note(table, games), "", *fixed_width(HEADERS, rows), "",
                       f"{table['flagged'].sum()} of {table.height} cards flagged (BH q < 0.05 and the interval "
@@ -315,7 +325,7 @@ def card_blocks(table: pl.DataFrame, meta: dict, games: int, prefix: str = "", l
     from analysis.page import Verdict
 
     rows, left_out = table_rows(table, every)
-    found = verdict(table, games)
+    found = verdict(table, games, players_of_meta(meta))
     blocks = [Heading(level, f"Card strength ({games_phrase(games)})"),
               Verdict(found["sentences"], found["note"], found["tone"], "Cards"),
               Image(f"{prefix}card-strength.png", chart_alt(table, found), strength_chart(table, meta, games),
@@ -382,7 +392,7 @@ def write(table: pl.DataFrame, meta: dict, games: int, out: str | Path) -> Path:
                    "strategies: " + "; ".join(f"{seat_name(s)}: {n}" for s, n in enumerate(strategy_labels(meta))),
                    f"variant: {meta['variant'].get('name', 'default')}", f"seed: {meta.get('seed')}",
                    f"games: {games:,}", f"version: {meta.get('version')}"])
-    found = verdict(table, games)
+    found = verdict(table, games, players_of_meta(meta))
     rows, _ = table_rows(table, every=True)
     blocks = [Heading(1, title), Verdict(found["sentences"], found["note"], found["tone"]),
               Image("card-strength.png", chart_alt(table, found), strength_chart(table, meta, games), lead=True),
@@ -418,7 +428,7 @@ def tier_blocks(rows: list[dict], players: str, tier_runs: dict, level: int) -> 
             continue
         table = card_strength(frame.lazy(), meta).collect()
         games = frame.height
-        found = verdict(table, games)
+        found = verdict(table, games, tier)
         theirs = {r["card"]: r for r in table.to_dicts()}
         differ = [card for card in ours if card in theirs and bool(ours[card]["flagged"]) != bool(theirs[card]["flagged"])]
         blocks += [Heading(level + 1, f"Card strength among {tier} players ({games_phrase(games)})"),

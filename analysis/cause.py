@@ -161,8 +161,11 @@ def lineup_phrase(doc: dict) -> str:
 def verdict(doc: dict) -> dict:
     """At most two sentences: which cards' play is out of line (flagged), by how much, and how
     many games would settle the unsettled ones."""
+    from analysis.verdict import among_first, one_player
+
     limit = doc["thresholds"]["card_pp"]
-    return card_verdict(
+    players = one_player(doc["strategies"])
+    found = card_verdict(
         doc["cards"], limit,
         lambda n, of, shown: (f"Playing {n} of {of} cards is out of line (sure to move its holder's win share by "
                               f"more than ±{limit:g} pp against keeping it back, on the same deals): {shown}."),
@@ -171,6 +174,7 @@ def verdict(doc: dict) -> dict:
         "No card was dealt in these games, so none could be measured.",
         lambda need: (f": about {need[-1]:,} games per card would settle {'it' if len(need) == 1 else 'all'} "
                       f"(this run has {doc['games']:,})."))
+    return {**found, "sentences": among_first(found["sentences"], players), "players": players}
 
 
 def method_note(doc: dict) -> str:

@@ -134,10 +134,8 @@ def page_verdict(summary: dict, card_rows: list[dict] | None, skill: dict | None
     keys = ["seat_pp"]
     outcomes = [seat["judgement"]] if seat["kind"] != "strategy strength" else []
     if card_rows is not None and len(sentences) < 3:
-        found = cards.verdict(card_rows, summary["games"])
-        players = judging.lineup_players(summary)
-        first = found["sentences"][0]
-        sentences.append(f"{judging.among(players).capitalize()}, {first[0].lower()}{first[1:]}")
+        found = cards.verdict(card_rows, summary["games"], judging.lineup_players(summary))
+        sentences.append(found["sentences"][0])
         keys.append("card_pp")
         outcomes.append(found["judgement"])
     if skill is not None and len(sentences) < 3:

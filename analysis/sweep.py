@@ -141,7 +141,7 @@ def sweep(game_name: str, spec: str, players: int = 4, games: int = DEFAULT_GAME
 def verdict(document: dict) -> dict:
     """Where along the range the first seat's edge counts as fair, where it is closest to even,
     and how much it moves from one end to the other; at most three sentences."""
-    from analysis.verdict import judge, stated, thresholds, tone
+    from analysis.verdict import judge, one_player, stated, thresholds, tone
 
     key, limit = document["key"], thresholds().seat_pp
     judged = []
@@ -154,7 +154,8 @@ def verdict(document: dict) -> dict:
     if not judged:
         return {"sentences": ["The first seat's edge could not be measured at any point."], "note": "", "tone": "info"}
     mixed = document.get("lineup") == "mixed"
-    what = "seat 1's edge (a mixed line-up: skill, not seat order)" if mixed else "the first seat's edge"
+    what = ("seat 1's edge (a mixed line-up: skill, not seat order)" if mixed else
+            f"the first seat's edge among {one_player(document['strategies'])} players")
     groups = {j: [str(v) for v, _, _, k in judged if k == j] for j in ("within", "beyond", "unsettled")}
     span = f"Across {key} = {judged[0][0]}..{judged[-1][0]} ({len(judged)} points)"
     if len(groups["within"]) == len(judged):

@@ -206,6 +206,21 @@ def lineup_players(summary: dict) -> str | None:
     return names.pop() if len(names) == 1 else None
 
 
+def one_player(names) -> str | None:
+    """The strategy every seat plays, from a line-up's names, or None when they differ."""
+    names = set(names or ())
+    return names.pop() if len(names) == 1 else None
+
+
+def among_first(sentences: list[str], name: str | None) -> list[str]:
+    """``Among heuristic players, 22 of 40 cards ...``: the first sentence says whose play it
+    judged (unchanged for a mixed line-up, whose pages name each seat's strategy)."""
+    if not name or not sentences:
+        return list(sentences)
+    first = sentences[0]
+    return [f"Among {name} players, {first[0].lower()}{first[1:]}", *sentences[1:]]
+
+
 def among(name: str | None) -> str:
     """``among random players``: whose play a verdict judged."""
     return f"among {name} players" if name else "in this mixed line-up"

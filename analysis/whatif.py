@@ -414,7 +414,7 @@ def verdict(document: dict) -> dict:
     """Did each change help, and by how much: its effect on the first seat's edge (judged against
     the change threshold), whether that brings the seats closer to fair, and the largest other
     sure change; at most three sentences."""
-    from analysis.verdict import judge, stated, thresholds, tone
+    from analysis.verdict import judge, one_player, stated, thresholds, tone
 
     limit = thresholds().change_pp
     mixed = document.get("lineup") == "mixed"
@@ -433,7 +433,8 @@ def verdict(document: dict) -> dict:
                 "beyond": f"beyond the ±{limit:g} pp that counts as a change",
                 "unsettled": f"which may or may not exceed ±{limit:g} pp"}[judged]
         before, after = 100 * row["baseline"], 100 * row["variant"]
-        what = "seat 1's win share (a mixed line-up: skill, not a seat edge)" if mixed else "the first seat's edge"
+        what = ("seat 1's win share (a mixed line-up: skill, not a seat edge)" if mixed else
+                f"the first seat's edge among {one_player(document['strategies'])} players")
         text = (f"{name} moves {what} by {change:+.2f} pp [{interval[0]:+.2f}, {interval[1]:+.2f}], from "
                 f"{before:+.2f} to {after:+.2f} pp, {size}")
         if not mixed and judged != "within":

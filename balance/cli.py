@@ -436,7 +436,8 @@ def cards(
         typer.echo(json.dumps({"game": g.name, "players": players, "games": games, "seed": seed,
                                "strategies": list(lineup.names),
                                "strategy_labels": [g.strategy_label(n) for n in lineup.names], "variant": v.to_dict(),
-                               "verdict": card_report.verdict(table, games), "cards": table.to_dicts()}, indent=2))
+                               "verdict": card_report.verdict(table, games, card_report.players_of_meta(result.meta)),
+                               "cards": table.to_dicts()}, indent=2))
     else:
         typer.echo(card_report.text_table(table, result.meta, games))
         if out is not None:
