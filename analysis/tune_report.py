@@ -220,12 +220,21 @@ def header_lines(document: dict) -> list[str]:
               "goes on)"
               if document["racing"] else f"no racing: every candidate on {budget['rungs'][-1]:,} games")
     return [f"{document['title']} ({document['game']}): {document['players']} players, tune {document['space_name']} "
-            f"({document['space']})",
-            f"tuned from: {source['name']}" + (f" ({source['source']})" if source["source"] else " (published rules)"),
+            f"({_file(document['space'], document.get('space_beside'))})",
+            f"tuned from: {source['name']}" + (f" ({_file(source['source'], source.get('source_beside'))})"
+                                                if source["source"] else " (published rules)"),
             f"seed {document['seed']} · budget {budget['candidates']} candidates ({document['distinct']} played) · "
             f"racing on {racing} · finishers on {budget['final_games']:,} fresh games (seed {document['final_seed']})",
             "may change: " + "; ".join(c["space"] for c in document["changes"]),
             sizes_line(document)]
+
+
+def _file(name: str, beside: bool | None) -> str:
+    """A file as a tune page names it: as placed (``placed``), saying when it is not beside the page;
+    as given on the terminal (``beside`` None)."""
+    from analysis.page import NOT_BESIDE
+
+    return f"{name}, {NOT_BESIDE}" if beside is False else name
 
 
 def sizes_line(document: dict) -> str:
@@ -364,10 +373,25 @@ def report_blocks(document: dict) -> list:
     return blocks
 
 
+def placed(document: dict, out_dir: Path) -> dict:
+    """The document as the page in ``out_dir`` shows it: the space file and the variant tuned from
+    named relative to the page where they are beside it, else by file name alone, and the
+    winner's what-if as its own page in ``whatif/`` names its files (analysis/page.py,
+    ``page_path``): nothing names the folders of the machine that wrote it."""
+    from analysis import whatif as comparison
+    from analysis.page import placed as place
+
+    document = {**place(document, "space", out_dir), "from": place(document["from"], "source", out_dir)}
+    if document.get("whatif"):
+        document["whatif"] = comparison.placed(document["whatif"], Path(out_dir) / "whatif")
+    return document
+
+
 def write(document: dict, out_dir: Path) -> Path:
     """``tune.md`` (+ PNG), ``tune.html``, ``tune.json`` (and ``summary.json``, as every page)."""
     from analysis.page import write_blocks
 
+    document = placed(document, out_dir)
     folder = write_blocks(report_blocks(document), document, out_dir, stem="tune")
     staged = Path(out_dir) / ".tune.json.tmp"
     staged.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")

@@ -201,3 +201,37 @@ def test_the_committed_example_report_names_no_folder_and_links_what_it_holds():
             assert not re.search(r"(?<![\w.])/(?:tmp|home|work|Users|var|root|mnt)/", text), page
     assert summary_sources(example / "summary.json") == [("bird-weather-4p.parquet", False)]
     assert f"- results: bird-weather-4p.parquet ({NOT_BESIDE})\n" in (example / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_tune_page_names_its_space_and_rules_from_the_page_and_its_winners_whatif_too(tmp_path):
+    """The space file lies elsewhere and the rules it tunes from in the repository's examples: the
+    tune page, tune.json and summary.json name both by file name, and the winner's what-if page
+    (whatif/) names winner.toml relative to itself; nothing names a folder of the writer."""
+    from test_tune import TINY
+
+    # tests/test_tune.py's space whose size-1 answer meets a ±3 pp target (a winner: a what-if page)
+    text = TINY.replace('range = [3, 4]', 'range = [3, 5]').replace('key = "deals"\nrange = [1, 2]',
+                                                                  'key = "deals"\nvalues = [1, 2, 3]')
+    text = text.replace("within = 0.01 ", "within = 3.0  ").replace("[budget]", '[[change]]\nkey = "reversal"\n'
+                                                                              "values = [true, false]\n\n[budget]")
+    (tmp_path / "elsewhere").mkdir()
+    space = tmp_path / "elsewhere" / "fair-first-seat.space.toml"
+    space.write_text(text, encoding="utf-8")
+    work = tmp_path / "work"
+    code, _, err = balance("tune", space, "--seed", "1", "--candidates", "4", "-q", "--out", work / "tune")
+    assert code == 0, err
+    for name in ("summary.json", "tune.json"):
+        document = json.loads((work / "tune" / name).read_text(encoding="utf-8"))
+        assert (document["space"], document["space_beside"]) == ("fair-first-seat.space.toml", False)
+        assert (document["from"]["source"], document["from"]["source_beside"]) == \
+            ("bird-weather-short-hands.toml", False)
+    md = (work / "tune" / "tune.md").read_text(encoding="utf-8")
+    assert f"(fair-first-seat.space.toml, {NOT_BESIDE})" in md
+    assert document["winner"] is not None  # so the winner's what-if page is written, and checked below
+    whatif = json.loads((work / "tune" / "whatif" / "summary.json").read_text(encoding="utf-8"))
+    assert [(v["source"], v["source_beside"]) for v in whatif["variants"]] == [("../winner.toml", True)]
+    assert [(v["source"], v["source_beside"]) for v in document["whatif"]["variants"]] == [("../winner.toml", True)]
+
+    moved = tmp_path / "moved"
+    shutil.move(work, moved)
+    assert_travels(moved, work, tmp_path, ROOT)
