@@ -222,6 +222,9 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
         get_game(name)  # unknown names fail before anything runs
     runs_dir = out_dir / "runs"
     check_output_path(runs_dir / "probe.parquet")
+    from simcore.warm import warm_games
+
+    warm_games(names, announce=progress)  # an empty cache: every game's play loop at once, one process each
     rows, summaries, slugs = [], [], []
     for name in names:
         game = get_game(name)

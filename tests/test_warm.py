@@ -1,0 +1,38 @@
+"""simcore/warm.py: a book on an empty cache compiles its games' play loops in parallel
+processes, dealt so that the last one ends early, and starts none when the cache is warm."""
+from simcore import warm
+
+
+def test_the_games_are_dealt_longest_first_to_the_least_loaded_process():
+    names = ["ten-tricks", "bird-weather", "triatri", "sky-city", "chimera"]
+    # 98 s, 87 s, then 82 s to the lighter (87), 58 s to the lighter (98), 28 s to the lighter (156)
+    assert warm.deal(names, 2) == [["triatri", "sky-city", "ten-tricks"], ["chimera", "bird-weather"]]
+    assert warm.deal(names, 1) == [["triatri", "chimera", "bird-weather", "sky-city", "ten-tricks"]]
+    assert warm.deal(["sky-city"], 16) == [["sky-city"]]  # never more processes than games
+    assert sorted(sum(warm.deal(names, 3), [])) == sorted(names)
+
+
+def test_nothing_starts_unless_two_games_are_cold(monkeypatch):
+    started = []
+    monkeypatch.setattr(warm.subprocess, "Popen", lambda *a, **k: started.append(a) or None)
+    monkeypatch.setattr(warm, "cold_games", lambda names: [])
+    assert warm.warm_games(["bird-weather", "triatri"], announce=False) == [] and not started
+    monkeypatch.setattr(warm, "cold_games", lambda names: ["triatri"])
+    assert warm.warm_games(["bird-weather", "triatri"], announce=False) == [] and not started
+    monkeypatch.setattr(warm, "cold_games", lambda names: list(names))
+    assert warm.warm_games(["bird-weather", "triatri"], announce=False, processes=1) == [] and not started
+
+
+def test_the_warm_games_of_this_cache_are_not_cold():
+    """The suite's warm-up (tests/warm_kernels.py) has compiled every game here, and its marker
+    lies in the game's own cache folder (driver._compiled_marker)."""
+    from simcore.game import game_names, get_game
+
+    names = game_names()
+    for name in names:  # as a run would: load it (from the cache) and leave its marker
+        from simcore.driver import compile_kernels
+
+        game = get_game(name)
+        setup = game.setup(game.player_counts[0], game.variant())
+        compile_kernels(game, setup, game.lineup(None, game.player_counts[0]), 1, announce=False)
+    assert warm.cold_games(names) == []
