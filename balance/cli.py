@@ -248,11 +248,14 @@ def simulate(
     if resume and out is None:
         raise _error("--resume needs --out: the unfinished run is kept beside its output file")
     with tempfile.TemporaryDirectory(prefix="balance-") as scratch, _cluster(cluster, scheduler):
-        # without --out the rows still go to a (temporary) file, so memory stays flat
+        # without --out the rows still go to (temporary) chunk files, so memory stays flat, and are
+        # read from there: nobody asked for one Parquet file, so none is written
         target = out if out is not None else Path(scratch) / "run.parquet"
         result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
-                           progress=not quiet and not as_json, precision=precision, force=force, resume=resume)
-        summary = summarize(pl.scan_parquet(result.path), result.meta)
+                           progress=not quiet and not as_json, precision=precision, force=force, resume=resume,
+                           parts_only=out is None)
+        rows = pl.scan_parquet(result.path) if out is not None else pl.scan_ipc(result.extra["parts"])
+        summary = summarize(rows, result.meta)
     games = result.meta["games"]
     played = result.extra.get("played", games)
     summary["seconds"] = result.meta["seconds"]

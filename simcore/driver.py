@@ -301,7 +301,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
               keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
               resume: bool = False, executor=None, announce: bool | None = None,
-              checkpoints: list[int] | None = None, stop=None) -> RunResult:
+              checkpoints: list[int] | None = None, stop=None, parts_only: bool = False) -> RunResult:
     """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
@@ -317,7 +317,13 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     same machinery for a caller's own stopping rule: after each checkpoint, ``stop`` gets every
     seat's wins so far and the games played, and True ends the run there (``meta["games"]`` says
     how many).  The rule's validity under repeated looks is the caller's to keep
-    (analysis/skill.py judges with Bonferroni intervals)."""
+    (analysis/skill.py judges with Bonferroni intervals).
+
+    ``parts_only`` (with ``out``, for a run nobody asked to keep: ``simulate`` without ``--out``)
+    leaves the rows in their chunk files, Arrow IPC in the parts folder beside ``out``, listed in
+    play order in ``extra["parts"]``, instead of merging them into one Parquet file: the merge
+    re-encodes every row and is half the time of a run's play on one thread.  The caller reads
+    them (``pl.scan_ipc``) and removes the folder."""
     if precision is not None and not 0 < precision < 0.5:
         raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
@@ -368,7 +374,9 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
             _check_interrupt()
         result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision,
                        executor, parts, meta, checkpoints, stop)
-        if parts is not None:
+        if parts is not None and parts_only:
+            result.extra["parts"] = [parts.path(s, parts.done[s][0]) for s in result.extra.pop("included")]
+        elif parts is not None:
             _finish(parts, out, result)
             if keep_frame:
                 result.frame = pl.read_parquet(out)
