@@ -526,7 +526,11 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
     what = f"{game.title} kernels" + (f" with plug-in {', '.join(plugins)}" if plugins else "")
     if fresh:
-        print(f"compiling {what}, first run only (a minute or two)...", file=sys.stderr, flush=True)
+        from simcore.warm import COMPILE_SECONDS
+
+        seconds = None if plugins else COMPILE_SECONDS.get(getattr(game, "name", None))
+        how_long = f"about {seconds} s on a 2-core machine" if seconds else "a minute or two"
+        print(f"compiling {what}, first run only ({how_long})...", file=sys.stderr, flush=True)
     started = time.perf_counter()
     game.run_chunk(setup, lineup, seed, 0, 0)
     if marker is not None and not marker.exists():

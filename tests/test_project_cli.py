@@ -145,6 +145,12 @@ def test_the_first_compile_announces_itself(tmp_path, monkeypatch):
     assert err.getvalue().splitlines()[1].startswith("compiled Trick-Take BIRD & WEATHER kernels in ")
     driver.compile_kernels(game, None, lineup, 1, announce=True)
     assert len(err.getvalue().splitlines()) == 2  # the second time: silent
+    # a game of the project says about how long its compile takes (simcore/warm.py's measured figures)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other-cache"))
+    known = types.SimpleNamespace(title="The Sky City of ALEA", name="sky-city", run_chunk=lambda *args: None)
+    driver.compile_kernels(known, None, lineup, 1, announce=True)
+    assert err.getvalue().splitlines()[2] == ("compiling The Sky City of ALEA kernels, first run only (about 58 s "
+                                              "on a 2-core machine)...")
 
 
 def test_a_stock_play_loops_marker_lies_in_its_games_cache_folder():
