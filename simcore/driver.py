@@ -516,6 +516,12 @@ def _compiled_marker(lineup) -> Path | None:
     return Path(folder) / f".compiled-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
 
 
+# seconds to compile a game's stock play loop from an empty cache on the 2-core machine of
+# BENCHMARKS.md (tests/warm_kernels.py measures the same): the first run's progress line says
+# them, and simcore/warm.py deals the games to processes so that the last one ends early
+COMPILE_SECONDS = {"bird-weather": 82, "chimera": 87, "sky-city": 58, "ten-tricks": 28, "triatri": 98}
+
+
 def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     """Compile the play loop (or load it from the cache) before the clock starts, so the clock
     sees only games.  The first compile takes a while: with ``announce`` it says so on stderr."""
@@ -526,8 +532,6 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
     what = f"{game.title} kernels" + (f" with plug-in {', '.join(plugins)}" if plugins else "")
     if fresh:
-        from simcore.warm import COMPILE_SECONDS
-
         seconds = None if plugins else COMPILE_SECONDS.get(getattr(game, "name", None))
         how_long = f"about {seconds} s on a 2-core machine" if seconds else "a minute or two"
         print(f"compiling {what}, first run only ({how_long})...", file=sys.stderr, flush=True)

@@ -17,15 +17,11 @@ import subprocess
 import sys
 import time
 
-# seconds to compile a game's stock play loop from an empty cache on the 2-core machine of
-# BENCHMARKS.md (tests/warm_kernels.py measures the same); only for the progress line's estimate
-# and to deal the games to processes so that the last one ends early
-COMPILE_SECONDS = {"bird-weather": 82, "chimera": 87, "sky-city": 58, "ten-tricks": 28, "triatri": 98}
+from simcore.driver import COMPILE_SECONDS, _compiled_marker, compile_kernels
 
 
 def cold_games(names: list[str]) -> list[str]:
     """The games among ``names`` whose stock play loop this machine has not compiled yet."""
-    from simcore.driver import _compiled_marker
     from simcore.game import get_game
 
     cold = []
@@ -84,7 +80,6 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
 
 def _compile(name: str) -> None:
     """One game's stock play loop, compiled (and cached) as a run would compile it."""
-    from simcore.driver import compile_kernels
     from simcore.game import get_game
 
     game = get_game(name)
