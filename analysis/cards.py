@@ -231,7 +231,7 @@ def table_rows(table: pl.DataFrame, every: bool = True) -> tuple[list[list[str]]
     return [_cells(rows[i]) for i in keep], len(rows) - len(keep)
 
 
-def verdict(table: pl.DataFrame | list[dict], games: int, players: str | None = None) -> dict:
+def verdict(table: pl.DataFrame | list[dict], games: int, players: str | None = None, top: int = 3) -> dict:
     """At most two sentences: which cards are out of line (flagged), by how much, and how many
     games would settle the unsettled ones, saying among which ``players`` (every seat's strategy,
     None for a mixed line-up).  ``sentences``, ``tone``, ``judgement``, ``note``, ``players``."""
@@ -252,7 +252,7 @@ def verdict(table: pl.DataFrame | list[dict], games: int, players: str | None = 
                               f"holder's win share by more than ±{limit:g} pp): {shown}."),
         lambda largest: (f"No card is out of line: none is sure to move its holder's win share by ±{limit:g} pp or "
                          f"more; the largest change is {largest}."),
-        "No card varied between the hands dealt, so none could be measured.", settle)
+        "No card varied between the hands dealt, so none could be measured.", settle, top)
     return {**found, "sentences": among_first(found["sentences"], players), "players": players}
 
 

@@ -247,7 +247,7 @@ td { font-variant-numeric: tabular-nums; }
            border-radius: 4px; }
 .warning strong { color: #c0392b; }
 figure { margin: 1rem 0; } img { max-width: 100%; height: auto; }
-figure.lead { margin: .6rem 0 1rem; } figure.lead img { max-height: 380px; width: auto; }
+figure.lead { margin: .6rem 0 1rem; } figure.lead img { max-height: 340px; width: auto; }
 .table-wrap { max-width: 100%; overflow-x: auto; }
 .verdict { border-left: 6px solid #4c78a8; background: #eef2f7; padding: .5rem 1rem; margin: .8rem 0;
            border-radius: 4px; font-size: 1rem; }

@@ -134,12 +134,14 @@ def page_verdict(summary: dict, card_rows: list[dict] | None, skill: dict | None
     keys = ["seat_pp"]
     outcomes = [seat["judgement"]] if seat["kind"] != "strategy strength" else []
     if card_rows is not None and len(sentences) < 3:
-        found = cards.verdict(card_rows, summary["games"], judging.lineup_players(summary))
+        # the strongest card only: the card section's own verdict names more, and the page's
+        # verdict and first chart must fit above the fold
+        found = cards.verdict(card_rows, summary["games"], judging.lineup_players(summary), top=1)
         sentences.append(found["sentences"][0])
         keys.append("card_pp")
         outcomes.append(found["judgement"])
-    if skill is not None and len(sentences) < 3:
-        sentences.append(skill["verdict"][0])
+    if skill is not None and seat["kind"] != "tiers" and len(sentences) < 3:
+        sentences.append(skill["verdict"][0])  # a tiered headline has said it; the skill section says the rest
     colour = judging.tone(*outcomes) if outcomes else "info"
     if colour == "good" and seat["tone"] == "warn":  # fair at the strongest settled tier, but the tiers disagree
         colour = "warn"

@@ -151,7 +151,8 @@ def tone(*outcomes: str) -> str:
 # the verdict of one run: is it fair, which seat (or strategy) is out of line
 # --------------------------------------------------------------------------------------------
 
-def card_verdict(rows: list[dict], limit: float, flagged_first, calm_first, empty_first: str, settle) -> dict:
+def card_verdict(rows: list[dict], limit: float, flagged_first, calm_first, empty_first: str, settle,
+                 top: int = 3) -> dict:
     """The card verdict's two sentences, for the card strength (analysis/cards.py) and card-play
     (analysis/cause.py) pages alike: which cards are flagged (sure and beyond ``limit`` pp), by how
     much, and how many games would settle the unsettled ones.  The pages differ only in words:
@@ -165,7 +166,7 @@ def card_verdict(rows: list[dict], limit: float, flagged_first, calm_first, empt
         return f"{r['card']} {pp(100 * r['delta'], [100 * r['ci_low'], 100 * r['ci_high']])}"
 
     if flagged:
-        shown = "; ".join(said(r) for r in flagged[:3]) + (f" and {len(flagged) - 3} more" if len(flagged) > 3 else "")
+        shown = "; ".join(said(r) for r in flagged[:top]) + (f" and {len(flagged) - top} more" if len(flagged) > top else "")
         sentences = [flagged_first(len(flagged), len(measured), shown)]
     elif measured:
         sentences = [calm_first(said(max(measured, key=lambda r: abs(r["delta"]))))]
@@ -343,22 +344,25 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
     def edge(t):
         return f"{_seat(t['seat'])} {pp(t['edge_pp'], t['ci_pp'])}"
 
+    def brief(t):  # another tier in a few words: seat 1 goes without saying
+        shown = pp(t["edge_pp"], t["ci_pp"])
+        return shown if t["seat"] == 0 else f"{_seat(t['seat'])} {shown}"
+
     others = []
     for t in reversed(tiers):
         if t is lead:
             continue
         if t["judgement"] == "unsettled":
-            need = f"; about {t['games_to_settle']:,} games would tell" if t["games_to_settle"] else ""
-            others.append(f"unsettled {among(t['tier'])} ({edge(t)}, {t['games']:,} games{need})")
+            need = f", about {t['games_to_settle']:,} would tell" if t["games_to_settle"] else ""
+            others.append(f"{t['tier']} unsettled, {brief(t)} on {t['games']:,} games{need}")
         else:
-            others.append(f"{WORDS[t['judgement']]} {among(t['tier'])} ({edge(t)})")
+            others.append(f"{t['tier']} {WORDS[t['judgement']]}, {brief(t)}")
     if lead is not None:
         head = f"{'Out of line' if lead['judgement'] == 'beyond' else 'Fair'} {among(lead['tier'])}, the strongest " \
                f"settled tier: {edge(lead)}"
-        if lead["judgement"] == "within" and lead["seat"] == 0:
-            head += f", every seat within ±{limit:g} pp" if lead["measured"].startswith("the run") else \
-                    f", within ±{limit:g} pp"
-        sentence = head + ("; " + "; ".join(others) if others else "") + "."
+        if lead["judgement"] == "within" and lead["seat"] == 0 and lead["measured"].startswith("the run"):
+            head += f", every seat within ±{limit:g} pp"
+        sentence = head + (". Other tiers: " + "; ".join(others) if others else "") + "."
         judgement = lead["judgement"]
     else:
         strongest = tiers[-1]
@@ -378,8 +382,8 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
     if rest:
         short += f" ({'; '.join(rest)})"
     levels = sorted({round(100 * t["confidence"]) for t in tiers})
-    note = stated("seat_pp") + (" The skill tiers' intervals are 99%: each tier plays until settled or out of "
-                                "budget, judged at five looks (analysis/skill.py)." if 99 in levels else "")
+    note = stated("seat_pp") + (" Skill tiers: 99% intervals, each played until settled (five looks)."
+                                if 99 in levels else "")
     return {"sentences": [sentence], "note": note, "tone": colour, "judgement": judgement,
             "kind": "tiers", "players": shown["tier"], "settled_tier": lead["tier"] if lead else None,
             "tiers_disagree": disagree, "tiers": tiers, "short": short}

@@ -30,7 +30,7 @@ import hashlib
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -358,13 +358,16 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
     run compiles anyway (``run_chunk``; ``logs``: ``play_many_logged``, for a replay), so nothing
     more is compiled.  Once per process per plug-in build, player count and rules in force.
     Returns the decisions each plug-in (by path) was asked in the check games."""
-    plugins = getattr(lineup.kernels, "__balance_plugins__", ())
-    if not plugins:
+    built = getattr(lineup.kernels, "__balance_plugins__", ())
+    if not built:
         return {}
+    # the build is shared by every load of the same plug-in files (plugin_build keys it by their
+    # contents), so it may carry the paths of an earlier load: name the files as this line-up did
+    paths = list(getattr(lineup, "plugins", ())) or [p.path for p in built]
+    plugins = [replace(p, path=str(path)) for p, path in zip(built, paths)]
     key = (lineup.kernels.__name__, game.name, setup.players, logs, _rules_digest(setup))
-    if key in _CHECKED:
-        return _CHECKED[key]
-    import dataclasses
+    if key in _CHECKED:  # the decisions asked, by the plug-in's place in the build
+        return {p.path: count for p, count in zip(plugins, _CHECKED[key])}
     import time
 
     import numpy as np
@@ -373,7 +376,7 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
     n = strategies.N_PARAMS
     fresh = type(game)()  # its own tallies: the run's game object keeps its own
     players = setup.players
-    calls = {p.path: 0 for p in plugins}
+    calls = [0] * len(plugins)
     started = time.perf_counter()
     for first in range(0, len(plugins), players):
         group = list(range(first, min(first + players, len(plugins))))
@@ -382,7 +385,7 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
         for s, k in enumerate(seats):
             values = getattr(plugins[k].module, "PARAMS", ())
             params[s, :len(values)] = values
-        check = dataclasses.replace(lineup, names=tuple(plugins[k].name for k in seats),
+        check = replace(lineup, names=tuple(plugins[k].name for k in seats),
                                     ids=np.array([strategies.PLUGIN_BASE + k for k in seats], dtype=np.int64),
                                     params=params)
         played = 0
@@ -394,9 +397,9 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
             if broke or time.perf_counter() - started > CHECK_SECONDS:
                 break  # an illegal move: the run itself stops with its own line
         for s, k in enumerate(seats):
-            calls[plugins[k].path] += int(params[s, n + CHECK_CALLS])
+            calls[k] += int(params[s, n + CHECK_CALLS])
     _CHECKED[key] = calls
-    return calls
+    return {p.path: count for p, count in zip(plugins, calls)}
 
 
 def _play_checked(game, setup, lineup, seed: int, start: int, n: int, logs: bool) -> bool:

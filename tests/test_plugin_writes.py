@@ -7,7 +7,6 @@ naming the file, the decision, the argument and the slot: exit 2, nothing writte
 Each plug-in build compiles once (about a minute on a 2-core machine, then cached); the checks
 themselves take tens of milliseconds."""
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import polars as pl
 import pytest
 
 from conftest import balance
+from simcore.errors import BalanceError
 from simcore.game import get_game
 from simcore.plugins import CHECK_COLUMNS, check_writes, slot_name
 
@@ -103,7 +103,8 @@ PLUGINS = [("bird-weather", 4, "examples/plugins/low_ones.py"),
 def test_the_example_and_peeking_plugins_are_accepted(name, players, path):
     """They read, and write nothing or only put back what they tried (low_ones.py tries a card in
     the trick and takes it back): accepted, and asked enough decisions that the check means
-    something.  The check costs well under a second once the build is compiled."""
+    something.  (Its cost, tens of milliseconds once the build is compiled, is measured in
+    docs/strategies.md, not timed here.)"""
     game = get_game(name)
     setup = game.setup(players, game.variant())
     lineup = game.lineup(None, players, [ROOT / path])
@@ -113,11 +114,27 @@ def test_the_example_and_peeking_plugins_are_accepted(name, players, path):
     from simcore import plugins
 
     plugins._CHECKED.clear()
-    started = time.perf_counter()
     calls = check_writes(game, setup, lineup, 1)
-    assert time.perf_counter() - started < 1.0
     assert calls[str(ROOT / path)] >= 100
     assert lineup.params.shape[1] == game.strategy_module().N_PARAMS  # the run's own matrix is untouched
+
+
+def test_a_plugin_is_named_as_this_run_names_it_though_its_build_is_shared(tmp_path):
+    """The same file loaded by another path (another test, a relative path) shares its build
+    (plugin_build keys it by content): the check's line and its counts name this run's path."""
+    game = get_game("sky-city")
+    setup = game.setup(4, game.variant())
+    copy = tmp_path / "own_score_copy.py"
+    copy.write_text(SCORE.read_text())
+    for path in (SCORE, copy):
+        lineup = game.lineup(["own-score", "random", "random", "random"], 4, [path])
+        with pytest.raises(BalanceError, match=rf"^plug-in {re.escape(str(path))}: choose_declare wrote table\[T_SCORE\]"):
+            check_writes(game, setup, lineup, 1)
+    alea = ROOT / "examples" / "plugins" / "alea_two_or_nothing.py"
+    elsewhere = tmp_path / "alea.py"
+    elsewhere.write_text(alea.read_text())
+    for path in (alea, elsewhere):  # accepted: the counts (cached after the first) under each path
+        assert list(check_writes(game, setup, game.lineup(None, 4, [path]), 1)) == [str(path)]
 
 
 def _dispatch(tmp_path, source):

@@ -159,8 +159,8 @@ def test_the_headline_leads_with_the_strongest_settled_tier_and_names_the_others
     text = found["sentences"][0]
     assert text.startswith("Out of line among heuristic players, the strongest settled tier: seat 1 -3.4 pp "
                            "[-4.0, -2.8]"), text
-    assert "unsettled among search players (seat 1 -2.0 pp [-6.1, +2.4], 20,000 games" in text
-    assert "fair among random players (seat 1 -0.7 pp [-0.8, -0.5])" in text  # the run's 200,000 games stand in for the tier
+    assert text.endswith(". Other tiers: search unsettled, -2.0 pp [-6.1, +2.4] on 20,000 games; random fair, "
+                         "-0.7 pp [-0.8, -0.5]."), text  # the run's 200,000 games stand in for the tier
     assert [t["games"] for t in found["tiers"]] == [200_000, 20_000, 20_000]
     short, colour = verdict.short_verdict({**run, "verdict": found})
     assert short == "out of line among heuristic · seat 1 -3.4 pp [-4.0, -2.8] (search: unsettled; random: fair)"
@@ -171,8 +171,8 @@ def test_fair_at_the_strongest_tier_but_not_at_a_weaker_one_is_never_a_plain_tic
     run = _summary([0.29, 0.24, 0.24, 0.23], ["random"] * 4)
     found = verdict.run_verdict(run, _profile([("random", 4.0, (3.6, 4.4)), ("heuristic", 0.2, (-0.6, 1.0))]))
     assert found["judgement"] == "within" and found["tone"] == "warn" and found["tiers_disagree"]
-    assert found["sentences"][0].startswith("Fair among heuristic players, the strongest settled tier: seat 1 "
-                                            "+0.2 pp [-0.6, +1.0], within ±2 pp; out of line among random players")
+    assert found["sentences"][0] == ("Fair among heuristic players, the strongest settled tier: seat 1 +0.2 pp "
+                                     "[-0.6, +1.0]. Other tiers: random out of line, +4.0 pp [+3.7, +4.3].")
     # every tier agreeing: a plain tick
     agree = verdict.run_verdict(_summary([0.252, 0.249, 0.250, 0.249], ["random"] * 4),
                                 _profile([("random", 0.2, (-0.3, 0.7)), ("heuristic", 0.1, (-0.6, 0.8))]))
