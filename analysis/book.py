@@ -125,8 +125,9 @@ def book_verdict(summaries: list[dict]) -> tuple[list[str], str]:
         if disagree:
             parts.append(f"fair at the strongest settled tier but not at every tier: {named(disagree)}")
         if open_tiers:
-            parts.append("tiers their budgets left unsettled, so that a weaker tier judged those rows: " + ", ".join(
-                f"{name} players in {count} of {len(summaries)} rows" for name, count in open_tiers.items()))
+            parts.append("tiers their budgets left unsettled (a row is judged at its strongest settled tier): "
+                         + ", ".join(f"{name} players in {count} of {len(summaries)} rows"
+                                     for name, count in open_tiers.items()))
         text = "; ".join(parts)
         sentences.append(text[0].upper() + text[1:] + ".")
     outcomes = [v["judgement"] for v in verdicts] + ["unsettled"] * bool(disagree)
