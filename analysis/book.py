@@ -137,13 +137,13 @@ def book_verdict(summaries: list[dict]) -> tuple[list[str], str]:
 def tier_points(summary: dict) -> list[tuple[str, float, list, int]]:
     """(players, seat 1's edge in pp, its 95% interval, games) at every tier a row measured,
     weakest first: the run's own line-up, and each skill tier it does not stand in for."""
-    from analysis.verdict import lineup_players
+    from analysis.verdict import lineup_players, run_stands_in
 
     own = lineup_players(summary) if summary.get("lineup") != "mixed" else None
     run = summary["first_player_advantage"]
     points = {own or "mixed line-up": (run["pp"], run["ci_pp"], summary["games"])}
     for entry in (summary.get("skill") or {}).get("first_seat_edge", []):
-        if entry["tier"] == own and summary["games"] >= entry["games"]:
+        if run_stands_in(summary, entry):
             continue
         points[entry["tier"]] = (entry["edge_pp"], entry["ci_pp"], entry["games"])
     order = list((summary.get("skill") or {}).get("tiers", []))

@@ -292,7 +292,8 @@ def short_verdict(summary: dict) -> tuple[str, str]:
     """(text, tone) of one run in a few words, for grids and lists: ``fair among random · seat 1
     −0.4 pp [−0.6, −0.2]``, ``out of line among heuristic · seat 2 +3.1 pp [...]``; a run with a
     tiered verdict (``tiered_verdict``) gives it, with the tiers that disagree or stayed unsettled."""
-    verdict = summary.get("verdict") if summary.get("verdict", {}).get("kind") == "tiers" else summary_verdict(summary)
+    given = summary.get("verdict") or {}
+    verdict = given if given.get("kind") == "tiers" else summary_verdict(summary)
     if verdict["kind"] == "strategy strength":
         top = summary["strategy_strength"][0]
         return f"skill, not seat · {top['strategy']} {pp(top['edge_pp'], top['edge_ci_pp'])}", "info"
@@ -307,19 +308,25 @@ def short_verdict(summary: dict) -> tuple[str, str]:
 # the verdict across skill tiers: whose play it judged, led by the strongest settled tier
 # --------------------------------------------------------------------------------------------
 
+def run_stands_in(summary: dict, entry: dict) -> bool:
+    """Whether the run itself stands in for this tier of its skill profile: every seat of the run
+    plays that tier's strategy, in at least as many games."""
+    own = lineup_players(summary) if summary.get("lineup") != "mixed" else None
+    return entry["tier"] == own and summary["games"] >= entry["games"]
+
+
 def tier_edges(summary: dict, profile: dict) -> list[dict]:
     """Each tier's deciding edge, weakest tier first: the skill profile's first-seat edge per tier
     (every seat that tier, analysis/skill.py), except that the run's own line-up, when it is one
     of the tiers and played at least as many games, stands in for its tier with every seat judged
     (its deciding seat: seat 1 when fair, else the seat furthest beyond)."""
     limit = thresholds().seat_pp
-    own = lineup_players(summary) if summary.get("lineup") != "mixed" else None
     rows = []
     for entry in profile["first_seat_edge"]:
-        if entry["tier"] == own and summary["games"] >= entry["games"]:
+        if run_stands_in(summary, entry):
             found = summary_verdict(summary)
             edge = _deciding(found["seat_edges"], found["judgement"])
-            rows.append({"tier": own, "games": summary["games"], "seat": edge["seat"], "edge_pp": edge["edge_pp"],
+            rows.append({"tier": entry["tier"], "games": summary["games"], "seat": edge["seat"], "edge_pp": edge["edge_pp"],
                          "ci_pp": edge["ci_pp"], "confidence": 0.95, "judgement": found["judgement"],
                          "games_to_settle": edge["games_to_settle"], "measured": "the run (every seat judged)"})
             continue
