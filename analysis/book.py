@@ -13,6 +13,7 @@ import polars as pl
 
 from analysis.summary import fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp, mean_sd, summarize
 from simcore.errors import BalanceError
+from simcore.parts import scan_run
 
 MAIN_EVENTS = 3  # rule events shown per row of the overview
 
@@ -235,7 +236,7 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
             slug = f"{name}-{players}p"
             result = run_games(game, setup, lineup, game.variant(), seed, games, threads=threads,
                                out=runs_dir / f"{slug}.parquet", progress=progress, force=force, resume=resume)
-            frame = pl.scan_parquet(result.path)
+            frame = scan_run(result.path)
             summary = summarize(frame, result.meta, confidence)
             profile, tier_runs = None, {}
             if skill_games > 0 and tiers_of(game):

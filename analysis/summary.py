@@ -83,14 +83,17 @@ def expected_columns(meta: dict) -> list[str]:
 
 
 def load(path: str | Path) -> tuple[pl.LazyFrame, dict]:
-    """Open a results file lazily; return the frame and its checked ``balance`` metadata."""
+    """Open a run lazily (a run folder as ``balance simulate --out`` writes it, or one Parquet
+    file); return the frame and its checked ``balance`` metadata."""
+    from simcore.parts import RUN_FILE, run_key_values, scan_run
+
     path = Path(path)
     if not path.exists():
         raise BalanceError(f"results file not found: {path}")
-    if path.is_dir():
-        raise BalanceError(f"{path} is a directory, not a results file")
+    if path.is_dir() and not (path / RUN_FILE).is_file():
+        raise BalanceError(f"{path} is a folder but not a balance run (it has no {RUN_FILE})")
     try:
-        key_values = pl.read_parquet_metadata(path)
+        key_values = run_key_values(path)
     except (pl.exceptions.PolarsError, OSError):
         raise BalanceError(f"{path}: not a Parquet file") from None
     raw = key_values.get(META_KEY)
@@ -102,7 +105,7 @@ def load(path: str | Path) -> tuple[pl.LazyFrame, dict]:
         raise BalanceError(f"{path}: '{META_KEY}' metadata is not valid JSON") from None
     check_schema(meta, path)
     meta = _check_meta(meta, str(path))
-    frame = pl.scan_parquet(path)
+    frame = scan_run(path)
     try:
         schema = frame.collect_schema()
         rows = frame.select(pl.len()).collect().item()

@@ -19,6 +19,7 @@ import polars as pl
 
 from analysis.tune_space import Space
 from simcore.errors import BalanceError
+from simcore.parts import scan_run
 
 
 def settings_key(value) -> str:
@@ -84,7 +85,7 @@ class Measurer:
     def _cards(self, path, meta) -> dict:
         from analysis.cards import card_strength
 
-        table = card_strength(pl.scan_parquet(path), meta).collect()
+        table = card_strength(scan_run(path), meta).collect()
         return {row["card"]: row for row in table.to_dicts()}
 
     def measure(self, settings: dict, games: int, seed: int) -> list[dict]:
@@ -99,7 +100,7 @@ class Measurer:
             wanted = [t for t in self.space.targets if t.tier == tier and t.figure != "skill_gap"]
             base_path, base_meta = self._run({}, tier, games, seed)
             path, meta = self._run(settings, tier, games, seed)
-            columns = set(pl.scan_parquet(path).collect_schema().names())
+            columns = set(scan_run(path).collect_schema().names())
             figures = headline_figures([base_meta, meta], columns)
             keys = {f.key for f in figures}
             for target in wanted:

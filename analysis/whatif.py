@@ -39,6 +39,7 @@ from analysis.cells import strategy_labels, symmetric
 from analysis.summary import (SHARE_UNITS, fixed_width, finite_or_none, pair_or_none, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
                               fmt_settings, games_phrase, strategies, units_per_game)
 from simcore.errors import BalanceError
+from simcore.parts import scan_run
 
 DEFAULT_GAMES = 100_000
 # units whose count per game is the length of a game; shown wherever the rows record it
@@ -152,13 +153,13 @@ def aligned_batches(paths: list[Path], columns: list[str]):
 
     Every run holds games 0..n-1 in order (the driver writes its chunks in order), so slice k of
     each run is the same games; that is checked, not assumed."""
-    counts = [pl.scan_parquet(p).select(pl.len()).collect().item() for p in paths]
+    counts = [scan_run(p).select(pl.len()).collect().item() for p in paths]
     if len(set(counts)) != 1:
         raise BalanceError(f"the runs hold different numbers of games: {counts}")
     for offset in range(0, counts[0], BATCH):
         batch, games = {}, None
         for arm, path in enumerate(paths):
-            rows = pl.scan_parquet(path).slice(offset, BATCH).select("game", *columns).collect()
+            rows = scan_run(path).slice(offset, BATCH).select("game", *columns).collect()
             if games is None:
                 games = rows["game"].to_numpy()
             elif not np.array_equal(games, rows["game"].to_numpy()):
@@ -351,7 +352,7 @@ def simulated(game, players: int, variants: list, lineup, seed: int, games: int,
                                out=Path(scratch) / f"run-{number}.parquet", progress=progress)
             paths.append(result.path)
             metas.append(result.meta)
-        yield paths, metas, set(pl.scan_parquet(paths[0]).collect_schema().names())
+        yield paths, metas, set(scan_run(paths[0]).collect_schema().names())
 
 
 def common_fields(metas: list[dict], players: int, games: int, seed: int, lineup, confidence: float) -> dict:

@@ -236,6 +236,7 @@ def simulate(
     """Simulate GAME and print seat win shares, first-player advantage and rule-event rates."""
     from analysis.summary import format_summary, summarize, summary_json
     from simcore.driver import run_games
+    from simcore.parts import scan_run
 
     import tempfile
 
@@ -254,7 +255,7 @@ def simulate(
         result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
                            progress=not quiet and not as_json, precision=precision, force=force, resume=resume,
                            parts_only=out is None)
-        rows = pl.scan_parquet(result.path) if out is not None else pl.scan_ipc(result.extra["parts"])
+        rows = scan_run(result.path) if out is not None else pl.scan_ipc(result.extra["parts"])
         summary = summarize(rows, result.meta)
     games = result.meta["games"]
     played = result.extra.get("played", games)
@@ -396,6 +397,7 @@ def cards(
 
     from analysis import cards as card_report
     from simcore.driver import run_games
+    from simcore.parts import scan_run
 
     g, v, setup = _game_and_setup(game, players, variant, None)
     if g.card_names(setup) is None:
@@ -432,7 +434,7 @@ def cards(
         with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
             result = run_games(g, setup, lineup, v, seed, games, out=Path(scratch) / "run.parquet",
                                progress=not quiet and not as_json)
-            table = card_report.card_strength(pl.scan_parquet(result.path), result.meta).collect()
+            table = card_report.card_strength(scan_run(result.path), result.meta).collect()
         if out is not None:
             card_report.write(table, result.meta, games, out)
     if as_json:
@@ -842,13 +844,14 @@ def bench(
                          "per second on one thread, and games/s of one search among heuristic players.")] = None,
     search_games: Annotated[int, typer.Option("--search-games", help="Games per search timing.")] = 2_000,
     scale: Annotated[bool, typer.Option(
-        "--scale", help="BIRD & WEATHER at 10^6 and 10^8 games: peak memory of each (flat), and the speed-up from 1 to "
+        "--scale", help="BIRD & WEATHER at 10^6 and 10^8 games: peak memory of each (flat); a run to a file against the play "
+                        "loop alone at 1 and all threads, its serial fraction, and the speed-up from 1 to "
                         "all threads and from 1 to 2 local Dask workers (minutes; BENCHMARKS.md).")] = False,
     scale_games: Annotated[str, typer.Option(
         "--scale-games", help="With --scale: the run sizes whose peak memory is compared, comma-separated.")]
         = "1000000,100000000",
     scale_speed_games: Annotated[int, typer.Option(
-        "--scale-speed-games", help="With --scale: games per speed-up timing.")] = 4_000_000,
+        "--scale-speed-games", help="With --scale: games per speed-up timing.")] = 20_000_000,
     as_json: JsonOpt = False,
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""

@@ -4,8 +4,9 @@
 command makes (docs/scaling.md).
 
 The tasks are seed ranges: ``play_range(job, start, n)`` plays games ``start..start+n-1`` of the
-run on a worker and sends their rows back; the driver writes them to its part files exactly as
-it writes the chunks it plays itself.  Game ``i``'s randomness depends only on ``(seed, i)``, so
+run on a worker, which writes their rows to the run's part folder itself (storage the client and
+the workers share) and sends back only the chunk's figures: the client never receives rows (a
+run without a part folder, such as ``simcore.run`` without ``out``, gets the rows back).  Game ``i``'s randomness depends only on ``(seed, i)``, so
 the rows are the same wherever and in whatever order the ranges are played.  A worker keeps the
 game and its line-up between tasks (compiled once per worker process, loaded from the Numba
 cache under ``BALANCE_CACHE_DIR`` when another process has compiled it), and refuses to join a
@@ -39,16 +40,19 @@ class Job:
     seed: int
     threads: int | None  # numba threads per task (None: all the worker has)
     key: str  # names the line-up build, so a worker builds it once
+    folder: str | None = None  # the run's part folder, where the worker writes what it plays
+    kind: str | None = None  # the parts' format (simcore.parts.write_part)
 
 
-def make_job(game, setup, lineup, seed: int, threads: int | None) -> Job:
+def make_job(game, setup, lineup, seed: int, threads: int | None, folder=None, kind=None) -> Job:
     plugins = tuple((Path(path).name, Path(path).read_bytes()) for path in lineup.plugins)
     digest = hashlib.sha256(game.name.encode())
     for name in lineup.names:
         digest.update(b"\0" + name.encode())
     for name, source in plugins:
         digest.update(b"\0" + name.encode() + b"\0" + source)
-    return Job(game.name, setup, tuple(lineup.names), plugins, seed, threads, digest.hexdigest()[:16])
+    return Job(game.name, setup, tuple(lineup.names), plugins, seed, threads, digest.hexdigest()[:16],
+               None if folder is None else str(folder), kind)
 
 
 # --------------------------------------------------------------------------------------------
@@ -87,7 +91,10 @@ def _prepared(job: Job):
 
 
 def play_range(job: Job, start: int, n: int):
-    """The task: games ``start..start+n-1`` of the job's run as (start, n, columns, tallies)."""
+    """The task: games ``start..start+n-1`` of the job's run, written to the run's part folder
+    (``job.folder``) here on the worker: (start, n, None, tallies, the part's figures); without
+    a folder, (start, n, columns, tallies, None).  A worker that dies mid-write leaves only a
+    temporary file, and Dask plays the range again elsewhere."""
     import numba
 
     with _ONE_AT_A_TIME:
@@ -95,7 +102,16 @@ def play_range(job: Job, start: int, n: int):
         limit = numba.config.NUMBA_NUM_THREADS
         numba.set_num_threads(min(job.threads or limit, limit))
         columns = game.run_chunk(job.setup, lineup, job.seed, start, n)
-        return start, n, columns, game.take_tallies()
+        tallies = game.take_tallies()
+    if job.folder is None:
+        return start, n, columns, tallies, None
+    from simcore.outputs import write_failure
+    from simcore.parts import write_part
+
+    try:  # outside the lock: the next range plays while this one is written
+        return start, n, None, tallies, write_part(Path(job.folder), start, n, columns, tallies, job.kind)
+    except OSError as exc:
+        raise write_failure(Path(job.folder), exc) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,10 +124,11 @@ class LocalExecutor:
     description = "this process"
 
     def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
-             threads: int | None) -> Iterator[tuple]:
+             threads: int | None, folder=None, kind=None) -> Iterator[tuple]:
+        """(start, n, columns, tallies, None) per range: the driver's writer threads write them."""
         for start, n in ranges:
             columns = game.run_chunk(setup, lineup, seed, start, n)
-            yield start, n, columns, game.take_tallies()
+            yield start, n, columns, game.take_tallies(), None
 
 
 class DaskExecutor:
@@ -145,16 +162,19 @@ class DaskExecutor:
         self.checked = True
 
     def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
-             threads: int | None) -> Iterator[tuple]:
+             threads: int | None, folder=None, kind=None) -> Iterator[tuple]:
+        """Each range as a task; with a part folder the workers write the rows and send back
+        (start, n, None, tallies, figures)."""
         from distributed import as_completed
 
         self.check_workers()
         # a key of its own (hash=False): a scatter of equal contents would share the key of an
         # earlier run's job, which the scheduler may be releasing just then, and that run's
         # release would cancel this run's tasks ("lost dependencies")
-        job = self.client.scatter(make_job(game, setup, lineup, seed, threads), broadcast=True, hash=False)
+        job = self.client.scatter(make_job(game, setup, lineup, seed, threads, folder, kind), broadcast=True,
+                                 hash=False)
         pending = deque(ranges)
-        window = 2 * self.workers()
+        window = 3 * self.workers()  # per worker: one playing, one being written, one waiting
         running = as_completed()
         futures = set()
 
@@ -261,7 +281,8 @@ def _local_cluster(workers: int):
     try:
         with warnings.catch_warnings():  # e.g. "port 8787 is in use": a free port is taken, nothing to say
             warnings.simplefilter("ignore")
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+            # two task threads a worker: one plays (one range at a time), the other writes the range before
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=2, processes=True, dashboard_address=":0",
                                    silence_logs=logging.CRITICAL, env=env)
     except OSError as exc:
         raise BalanceError(f"cannot start a local Dask cluster: {exc}") from None

@@ -1,28 +1,26 @@
 """The one play loop: games in chunks, chunks in parallel (threads, or the workers of a Dask
-cluster), rows streamed to part files, one merge into Parquet, one atomic rename.
+cluster), each chunk's rows written where it was played, the finished run renamed into place.
 
-Memory does not grow with the number of games: a chunk's rows go to a part file (Arrow IPC,
-uncompressed: written at memory speed, so the one thread that writes parts holds up the play
-loop as little as possible) as soon as they exist, and the parts are merged into the final zstd
-Parquet file one at a time at the end (``merge_parts``), which then replaces the target in one
-rename: the file appears complete or not at all.
+Memory does not grow with the number of games, and no stage grows with the run: a chunk's rows
+are compressed and written to a part file (``simcore.parts``) by a writer thread while the next
+chunk plays (the compiled loop lets go of the interpreter), or by the Dask worker that played
+it; a run to a file is the folder of those parts, renamed into place when the last one is
+written: it appears complete or not at all.
 
 The parts live in a folder beside the target named after it, ``.<name>.parts/``, with a
 manifest of the run's configuration.  Each part is renamed into place only when complete, so
 the part files present are a durable record of the chunks done: after Ctrl-C, SIGTERM or even
 SIGKILL, ``--resume`` checks the manifest against the command (another configuration is
 refused) and plays only the missing ranges.  Game ``i``'s randomness depends only on ``(seed,
-i)``, so the finished file has the same rows as an uninterrupted run.  A new run (no
-``--resume``) removes any parts it finds; a finished run removes its own.  While a run writes
-a target it holds the target's lock (``simcore.outputs``).
+i)``, so the finished run has the same rows as an uninterrupted one.  A new run (no
+``--resume``) removes any parts it finds.  While a run writes a target it holds the target's
+lock (``simcore.outputs``).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import re
-import shutil
 import signal
 import sys
 import time
@@ -39,11 +37,12 @@ from simcore.errors import BalanceError, RunInterrupted
 from simcore.game import MAX_SEED, check_seed
 from simcore.intervals import wilson_interval
 from simcore.outputs import claim_output, make_parents, write_failure
+from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_folder, run_key_values, scan_run, split,
+                           write_part)
 from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
-META_KEY = "balance"  # the run's metadata in the final file
-PART_KEY = "balance_part"  # a part's own figures (win sums, run-level tallies) in its file
+WRITERS = 2  # writer threads: chunks written while the next plays (more in flight would only hold memory)
 
 
 @dataclass
@@ -69,11 +68,12 @@ def set_threads(threads: int | None) -> int:
 
 def check_output_path(out: Path) -> None:
     """Refuse an output path we could not write, before any simulation time is spent (its
-    parent folders are made)."""
+    parent folders are made).  A run is a folder (``simcore.parts``): one that exists may be
+    replaced, another folder may not."""
     out = Path(out)
-    if out.is_dir():
-        raise BalanceError(f"output path {out} is a directory")
-    if out.exists() and not out.is_file():
+    if out.is_dir() and not is_run_folder(out):
+        raise BalanceError(f"output path {out} is a folder that is not a balance run")
+    if out.exists() and not (out.is_file() or out.is_dir()):
         raise BalanceError(f"output path {out} exists and is not a regular file")
     make_parents(out)
     if not os.access(out.parent, os.W_OK | os.X_OK):
@@ -100,9 +100,6 @@ def setup_digest(setup) -> str:
             digest.update(f"{name}={value!r};".encode())
     return digest.hexdigest()[:16]
 
-
-CONFIG_ORDER = ("game", "players", "seed", "games", "precision", "strategies", "plugins", "variant", "rules",
-                "engine", "version", "schema")  # the order a refused --resume names a difference in
 
 
 def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None) -> dict:
@@ -148,128 +145,6 @@ def widest_half_width(wins: list[float], games: int) -> float:
     return max((high - low) / 2 for low, high in (wilson_interval(w, games) for w in wins))
 
 
-# --------------------------------------------------------------------------------------------
-# the part folder: the chunks done so far, and what run they belong to
-# --------------------------------------------------------------------------------------------
-
-PART_NAME = re.compile(r"part-(\d{20})-(\d{20})\.arrow")
-
-
-def parts_folder(out: Path) -> Path:
-    return out.parent / f".{out.name}.parts"
-
-
-class Parts:
-    """``.<name>.parts/``: ``manifest.json`` (the run's configuration) and one Arrow IPC file per
-    finished chunk, ``part-<start>-<games>.arrow``, each renamed into place when complete and
-    carrying its win sums and run-level tallies (``PART_KEY`` in its schema's metadata)."""
-
-    def __init__(self, out: Path):
-        self.out = out
-        self.folder = parts_folder(out)
-        self.done: dict[int, tuple[int, dict]] = {}  # start -> (games, the part's figures)
-        self.mine = False  # made (or taken over) by this run: it may remove it
-
-    def open(self, config: dict, resume: bool) -> None:
-        """Start the folder afresh, or (``resume``) take the chunks it holds if its manifest
-        matches ``config``."""
-        import pyarrow
-
-        # the part writer, readied now rather than on the play loop's clock (pyarrow's first
-        # conversion from numpy takes about 0.16 s: a 3,000-game run reported 0.19 s for 0.01)
-        pyarrow.array(np.zeros(1, dtype=np.uint64))
-        import pyarrow.ipc  # noqa: F401
-        if self.folder.exists() and not resume:
-            shutil.rmtree(self.folder, ignore_errors=True)
-        if self.folder.exists():
-            self._reuse(config)
-            self.mine = True
-            return
-        self.mine = True
-        try:
-            self.folder.mkdir()
-            staged = self.folder / ".manifest.tmp"
-            staged.write_text(json.dumps({"config": config}, indent=1) + "\n", encoding="utf-8")
-            os.replace(staged, self.folder / "manifest.json")
-        except OSError as exc:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            raise write_failure(self.out, exc) from None
-
-    def _reuse(self, config: dict) -> None:
-        try:
-            old = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))["config"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise BalanceError(f"{self.folder} holds no readable manifest: run with --force to start over") from None
-        if old != config:
-            keys = [k for k in CONFIG_ORDER if k in config] + sorted(set(old) | set(config) - set(CONFIG_ORDER))
-            key = next(k for k in keys if old.get(k) != config.get(k))
-            raise BalanceError(f"--resume: the unfinished run of {self.out} has {key} {_short(old.get(key))}, this "
-                               f"command {_short(config.get(key))}; give the same command, or --force to start over")
-        for path in self.folder.iterdir():
-            match = PART_NAME.fullmatch(path.name)
-            if match is None:
-                if path.name != "manifest.json":
-                    path.unlink(missing_ok=True)  # an unfinished write
-                continue
-            try:
-                figures = json.loads(_part_metadata(path)[PART_KEY.encode()])
-            except (OSError, KeyError, TypeError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
-                path.unlink(missing_ok=True)  # unreadable: played again
-                continue
-            self.done[int(match.group(1))] = (int(match.group(2)), figures)
-
-    def games(self) -> int:
-        return sum(n for n, _ in self.done.values())
-
-    def path(self, start: int, n: int) -> Path:
-        return self.folder / f"part-{start:020d}-{n:020d}.arrow"
-
-    def write(self, start: int, n: int, columns: dict[str, np.ndarray], figures: dict) -> None:
-        """The chunk's columns as one uncompressed Arrow record batch: about 8 ms for 262,144
-        BIRD & WEATHER games against 30-40 ms for an lz4 Parquet part (the final file is zstd)."""
-        import pyarrow as pa
-
-        staged = self.folder / f".part-{start:020d}.tmp"
-        try:
-            batch = pa.record_batch([pa.array(column) for column in columns.values()], names=list(columns))
-            schema = batch.schema.with_metadata({PART_KEY: json.dumps(figures)})
-            with pa.OSFile(str(staged), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
-                writer.write_batch(batch)
-            os.replace(staged, self.path(start, n))
-        except (OSError, pa.ArrowException) as exc:
-            staged.unlink(missing_ok=True)
-            raise write_failure(self.out, exc, self.kept()) from None
-        self.done[start] = (n, figures)
-
-    def kept(self) -> str:
-        games = self.games()
-        return (f"{games:,} finished games kept in {self.folder}: run the same command with --resume to finish"
-                if games else "")
-
-    def missing(self, low: int, high: int, chunk: int) -> list[tuple[int, int]]:
-        """The chunks of games low..high-1 not done yet, at most ``chunk`` games each."""
-        ranges, at = [], low
-        for start in sorted(self.done):
-            n = self.done[start][0]
-            if start + n <= at or start >= high:
-                continue
-            ranges += _split(at, min(start, high), chunk)
-            at = max(at, start + n)
-        return ranges + _split(at, high, chunk)
-
-    def remove(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def _split(low: int, high: int, chunk: int) -> list[tuple[int, int]]:
-    return [(s, min(chunk, high - s)) for s in range(low, high, chunk)]
-
-
-def _short(value) -> str:
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _sum_tallies(tallies: list[dict]) -> dict | None:
     tallies = [t for t in tallies if t]
     if not tallies:
@@ -279,12 +154,12 @@ def _sum_tallies(tallies: list[dict]) -> dict | None:
 
 
 def existing_result(out: Path, config: dict) -> dict | None:
-    """The metadata of a finished ``out`` made by the same configuration (``--resume`` on a
-    finished run: nothing to do), None if there is none; another run's file is refused."""
-    if not out.is_file():
+    """The metadata of a finished run at ``out`` made by the same configuration (``--resume`` on
+    a finished run: nothing to do), None if there is none; another run is refused."""
+    if not (out.is_file() or is_run_folder(out)):
         return None
     try:
-        meta = json.loads(pl.read_parquet_metadata(out)[META_KEY])
+        meta = json.loads(run_key_values(out)[META_KEY])
     except (OSError, KeyError, ValueError, pl.exceptions.PolarsError):
         meta = None
     if not isinstance(meta, dict) or meta.get("config") != config:
@@ -356,7 +231,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     config = run_config(game, setup, lineup, variant, seed, games, precision)
     meta = run_metadata(game, setup, lineup, variant, seed, games, config)
 
-    lock = claim_output(out, force=force, resume=resume) if out is not None else None
+    lock = claim_output(out, force=force, resume=resume, is_run=is_run_folder) if out is not None else None
     previous = _terminate_as_interrupt()
     parts = None
     try:
@@ -364,9 +239,9 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
             finished = existing_result(out, config)
             if finished is not None:  # nothing is missing
                 return RunResult(meta=finished, seconds=0.0, path=out,
-                                 frame=pl.read_parquet(out) if keep_frame else None, extra={"played": 0})
+                                 frame=scan_run(out).collect() if keep_frame else None, extra={"played": 0})
         if out is not None:
-            parts = Parts(out)
+            parts = Parts(out, "arrow" if parts_only else "parquet")
             parts.open(config, resume)
         if isinstance(executor, LocalExecutor):  # compile or load from cache now, so the clock sees only games
             compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
@@ -377,9 +252,10 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         if parts is not None and parts_only:
             result.extra["parts"] = [parts.path(s, parts.done[s][0]) for s in result.extra.pop("included")]
         elif parts is not None:
-            _finish(parts, out, result)
+            parts.publish(result.extra.pop("included"), result.meta)
+            result.path = out
             if keep_frame:
-                result.frame = pl.read_parquet(out)
+                result.frame = scan_run(out).collect()
         return result
     except KeyboardInterrupt:
         if parts is not None and parts.games():
@@ -395,33 +271,65 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
 
 def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision, executor, parts,
           meta, checkpoints=None, stop_rule=None) -> RunResult:
+    from concurrent.futures import ThreadPoolExecutor
+
     stops = precision_checkpoints(games) if precision is not None else checkpoints or [games]
     figures: dict[int, tuple[int, dict]] = dict(parts.done) if parts is not None else {}
     frames: dict[int, pl.DataFrame] = {}
     started = time.perf_counter()
     done = played = 0
-    with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
-        advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
-        for stop in stops:
-            # chunks never cross a checkpoint
-            todo = parts.missing(done, stop, chunk_size) if parts is not None else _split(done, stop, chunk_size)
-            for start, n, columns, tallies in executor.play(game, setup, lineup, seed, todo, threads):
-                # exact: every share is a float32 k-way split, summed in float64
-                wins = [float(columns[f"share_{s}"].astype(np.float64).sum()) for s in range(setup.players)]
-                info = {"wins": wins, "tallies": tallies}
-                if parts is not None:
-                    parts.write(start, n, columns, info)
-                figures[start] = (n, info)
-                if keep_frame and parts is None:
-                    frames[start] = pl.DataFrame(columns)
-                played += n
-                advance(n)
-                _check_interrupt()
-            done = stop
-            if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
-                break
-            if stop_rule is not None and stop_rule(_wins(figures, stop, setup.players), stop):
-                break
+    writing: dict = {}  # future -> (start, n): chunks a writer thread is compressing and writing
+
+    def written(future) -> None:
+        start, n = writing.pop(future)
+        try:
+            info = future.result()
+        except (OSError, ValueError, pl.exceptions.PolarsError) as exc:  # pyarrow's errors are ValueErrors
+            raise write_failure(parts.out, exc, parts.kept()) from None
+        parts.record(start, n, info)
+        figures[start] = (n, info)
+
+    def drain(limit: int = 0) -> None:
+        """Wait until at most ``limit`` chunks are being written, oldest first."""
+        while len(writing) > limit:
+            written(next(iter(writing)))
+
+    pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="balance-writer") if parts is not None else None
+    try:
+        with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
+            advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
+            for stop in stops:
+                # chunks never cross a checkpoint
+                todo = parts.missing(done, stop, chunk_size) if parts is not None else split(done, stop, chunk_size)
+                for start, n, columns, tallies, info in executor.play(game, setup, lineup, seed, todo, threads,
+                                                                      parts.folder if parts is not None else None,
+                                                                      parts.kind if parts is not None else None):
+                    if info is not None:  # a Dask worker wrote the part itself
+                        parts.record(start, n, info)
+                        figures[start] = (n, info)
+                    elif parts is not None:
+                        drain(WRITERS)
+                        writing[pool.submit(write_part, parts.folder, start, n, columns, tallies, parts.kind)] = (start, n)
+                    else:
+                        figures[start] = (n, {"wins": chunk_wins(columns), "tallies": tallies})
+                        if keep_frame:
+                            frames[start] = pl.DataFrame(columns)
+                    del columns
+                    played += n
+                    advance(n)
+                    _check_interrupt()
+                drain()
+                done = stop
+                if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
+                    break
+                if stop_rule is not None and stop_rule(_wins(figures, stop, setup.players), stop):
+                    break
+    finally:
+        if pool is not None:  # an interrupted run keeps what its writers finish
+            pool.shutdown(wait=True)
+            for future in list(writing):
+                if not future.cancelled() and future.exception() is None:
+                    parts.record(*writing[future], future.result())
     seconds = time.perf_counter() - started
     included = sorted(s for s in figures if s < done)
     if stop_rule is not None:
@@ -447,54 +355,6 @@ def _wins(figures: dict, stop: int, players: int) -> list[float]:
         if start < stop:
             wins = [w + x for w, x in zip(wins, info["wins"])]
     return wins
-
-
-def _finish(parts: Parts, out: Path, result: RunResult) -> None:
-    """Stream the parts into one file with the run's metadata and rename it into place."""
-    import pyarrow
-
-    files = [parts.path(s, parts.done[s][0]) for s in result.extra.pop("included")]
-    staged = parts.folder / "result.parquet.tmp"
-    try:
-        merge_parts(files, staged, {META_KEY: json.dumps(result.meta)})
-        os.replace(staged, out)
-    except (OSError, pyarrow.ArrowException) as exc:
-        staged.unlink(missing_ok=True)
-        raise write_failure(out, exc, parts.kept()) from None
-    parts.remove()
-    result.path = out
-
-
-def _part_metadata(path: Path) -> dict:
-    """The schema metadata of a part file (bytes keys and values)."""
-    import pyarrow as pa
-
-    with pa.OSFile(str(path)) as source:
-        return pa.ipc.open_file(source).schema.metadata or {}
-
-
-def merge_parts(files: list[Path], target: Path, metadata: dict[str, str]) -> None:
-    """The parts, in order, as one zstd Parquet file carrying ``metadata``: one part in memory at
-    a time, so memory stays flat however many games the run has.  (Polars' streaming sink decodes
-    ahead of its writer, and its memory grew with the run: 10^8 games took 95 MB more than 10^6,
-    pola-rs/polars#28569.)  Dictionary pages and statistics are left out: the columns are counts,
-    scores and bitmasks, read whole, and with them 10^7 games took 17 s instead of 12."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    writer = None
-    try:
-        for path in files:
-            with pa.memory_map(str(path)) as source:
-                part = pa.ipc.open_file(source)
-                if writer is None:
-                    writer = pq.ParquetWriter(target, part.schema.with_metadata(metadata), compression="zstd",
-                                              use_dictionary=False, write_statistics=False)
-                for k in range(part.num_record_batches):  # the part's own metadata stays behind
-                    writer.write_table(pa.Table.from_batches([part.get_batch(k)]))
-    finally:
-        if writer is not None:
-            writer.close()
 
 
 def _compiled_marker(lineup) -> Path | None:

@@ -144,9 +144,11 @@ def _read_pid(fd: int) -> str:
 
 
 def claim_output(target: str | Path, *, folder: bool = False, force: bool = False, resume: bool = False,
-                 option: str = "--out") -> OutputLock:
+                 option: str = "--out", is_run=None) -> OutputLock:
     """Make ``target``'s parent folders, lock it for this process, and refuse it if it exists
-    (a report folder: exists and is not empty) unless ``force`` or ``resume``.  Returns the
+    (a report folder: exists and is not empty) unless ``force`` or ``resume``.  ``is_run(path)``
+    (for a run, which is a folder of parts: ``simcore.parts.is_run_folder``) says whether a
+    folder at ``target`` is an earlier output that may be replaced or finished.  Returns the
     held lock; release it when the output is complete (a ``with`` block)."""
     target = Path(target)
     if force and resume:
@@ -155,9 +157,9 @@ def claim_output(target: str | Path, *, folder: bool = False, force: bool = Fals
     if folder:
         if target.exists() and not target.is_dir():
             raise BalanceError(f"{target} exists and is not a directory")
-    elif target.is_dir():
+    elif target.is_dir() and not (is_run is not None and is_run(target)):
         raise BalanceError(f"{option} {target} is a folder: give a file name such as {target / 'run.parquet'}")
-    elif target.exists() and not target.is_file():
+    elif target.exists() and not (target.is_file() or target.is_dir()):
         raise BalanceError(f"{option} {target} exists and is not a regular file")
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise BalanceError(f"cannot write to {target.parent}: permission denied")
@@ -165,7 +167,7 @@ def claim_output(target: str | Path, *, folder: bool = False, force: bool = Fals
     try:
         exists = target.exists() and (not folder or any(target.iterdir()))
         if exists and not (force or resume):
-            what = "report folder" if folder else "file"
+            what = "report folder" if folder else "run" if target.is_dir() else "file"
             hint = "--force to replace it" + ("" if folder else ", or --resume to finish an interrupted run")
             raise BalanceError(f"{option} {target}: the {what} exists; add {hint}")
     except BaseException:

@@ -26,6 +26,7 @@ import pytest
 
 from balance import cli
 from simcore import __version__
+from simcore.parts import run_meta
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("bird-weather-*.json"))
@@ -136,7 +137,7 @@ def test_out_writes_parquet_with_run_metadata(recorded_run):
     folder, variant, out, run = recorded_run
     assert f"rows written to {out}" in run.out
     assert listing(folder) == ["no-reversal.toml", "run.parquet"]  # no part files, no temp folder
-    meta = json.loads(pl.read_parquet_metadata(out)["balance"])
+    meta = run_meta(out)
     assert meta["seed"] == 7
     assert meta["games"] == 400
     assert meta["players"] == 4
@@ -368,7 +369,7 @@ def test_plugin_example_runs_and_its_seat_is_reported(tmp_path):
     assert [seat["strategy"] for seat in seats] == ["low-ones", "random", "random", "random"]
     assert sum(seat["win_share"] for seat in seats) == pytest.approx(1.0, abs=1e-4)
     assert seats[0]["win_share"] > 0.30  # 35.3 % over 200,000 games in docs/strategies.md
-    assert json.loads(pl.read_parquet_metadata(out)["balance"])["plugins"] == [str(PLUGIN)]
+    assert run_meta(out)["plugins"] == [str(PLUGIN)]
 
 
 BENCH_KEYS = {"game", "players", "games", "reference_games", "threads", "warmup_seconds",

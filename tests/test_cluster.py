@@ -6,6 +6,7 @@ seconds); the command-line tests start their own, as a user's command does."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -15,6 +16,7 @@ from simcore.cluster import DaskExecutor, LocalExecutor, current_executor, open_
 from simcore.driver import run_games
 from simcore.errors import BalanceError
 from simcore.game import get_game
+from simcore.parts import run_meta
 
 VOLATILE = ("created", "seconds")
 
@@ -26,7 +28,7 @@ def cluster():
 
 
 def _meta(path):
-    meta = json.loads(pl.read_parquet_metadata(path)["balance"])
+    meta = run_meta(path)
     return {k: v for k, v in meta.items() if k not in VOLATILE}
 
 
@@ -130,7 +132,8 @@ def test_bench_scale_reports_memory_and_speedups():
     assert [m["games"] for m in result["memory"]] == [20_000, 80_000]
     assert all(m["peak_mb"] > 50 for m in result["memory"])  # the whole process: Python, Numba, Polars
     assert result["peak_ratio"] < 1.2  # flat: four times the games, not four times the memory
-    for key in ("thread_speedup", "worker_speedup", "seconds_1_thread", "seconds_2_workers"):
+    for key in ("thread_speedup", "worker_speedup", "seconds_1_thread", "seconds_2_workers", "loop_seconds_1_thread",
+                "ratio_all_threads", "projected_share"):
         assert result[key] > 0
     assert len(result["load_average"]) == 3
 
@@ -183,3 +186,74 @@ def test_scheduler_address_with_dask_scheduler_and_workers(tmp_path):
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the killed worker's reply
+def test_workers_write_their_own_rows_and_a_killed_worker_loses_only_its_chunk(cluster, tmp_path, monkeypatch):
+    """With a cluster, each worker writes the chunks it plays to the run's part folder and sends
+    back only their figures; a worker killed mid-run costs the chunk it was playing, which Dask
+    plays again elsewhere: the same rows as one process."""
+    import os
+    import threading
+
+    game = get_game("bird-weather")
+    variant = game.variant()
+    setup = game.setup(4, variant)
+    lineup = game.lineup("random", 4)
+    received = []
+    play = DaskExecutor.play
+
+    def watched(self, *args, **kwargs):
+        for item in play(self, *args, **kwargs):
+            received.append(item[2])  # the rows, had they travelled
+            if len(received) == 4:  # mid-run: kill one worker process (its nanny starts another)
+                victim = sorted(self.client.scheduler_info(n_workers=-1)["workers"])[0]
+                threading.Thread(target=self.client.run, args=(os._exit, 1), kwargs={"workers": [victim]},
+                                 daemon=True).start()
+            yield item
+
+    monkeypatch.setattr(DaskExecutor, "play", watched)
+    here, there = tmp_path / "here.parquet", tmp_path / "there.parquet"
+    run_games(game, setup, lineup, variant, 8, 60_000, chunk_size=60_000, out=here, progress=False,
+              executor=LocalExecutor())
+    run_games(game, setup, lineup, variant, 8, 60_000, chunk_size=2_000, out=there, progress=False,
+              executor=cluster)
+    assert len(received) >= 30 and all(columns is None for columns in received)
+    assert pl.read_parquet(here).equals(pl.read_parquet(there)) and _meta(here) == _meta(there)
+    cluster.client.wait_for_workers(2, timeout=60)
+
+
+def test_resume_after_the_client_dies(tmp_path):
+    """The command's process and its local cluster killed (SIGKILL) mid-run: the parts the
+    workers wrote are kept, and --resume finishes the same rows."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from simcore.parts import parts_folder
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "run.parquet"
+    args = ["simulate", "bird-weather", "-n", 1_000_000, "--seed", 6, "--chunk-size", 5_000, "-q", "--out", out]
+    process = subprocess.Popen([sys.executable, "-m", "balance", *map(str, args), "--cluster", "local:2"], cwd=root,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    parts = parts_folder(out)
+    deadline = time.monotonic() + 240
+    try:
+        while len(list(parts.glob("part-*.parquet"))) < 4:
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no parts written in time"
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the client, its scheduler and its workers
+        process.wait()
+    kept = len(list(parts.glob("part-*.parquet")))
+    assert not out.exists() and 4 <= kept < 200
+    code, text, err = balance(*args, "--resume")
+    assert code == 0, err
+    assert "kept from the interrupted run" in text
+    whole = tmp_path / "whole.parquet"
+    assert balance(*args[:-1], whole)[0] == 0
+    assert pl.read_parquet(out).equals(pl.read_parquet(whole)) and _meta(out) == _meta(whole)

@@ -8,6 +8,7 @@ import pytest
 
 from simcore.driver import run_games
 from simcore.errors import BalanceError, RunInterrupted
+from simcore.parts import run_meta
 
 
 def _run(game, out, threads, chunk_size, games=30_000, lineup="heuristic,random,greedy,random"):
@@ -37,7 +38,7 @@ def test_parquet_schema_and_metadata(bird_weather, tmp_path):
     schema = dict(frame.schema)
     assert schema["score_0"] == pl.Int16 and schema["share_0"] == pl.Float32
     assert schema["reversals"] == pl.UInt8 and schema["hand_3"] == pl.UInt64
-    meta = json.loads(pl.read_parquet_metadata(path)["balance"])
+    meta = run_meta(path)
     assert meta["seed"] == 42 and meta["games"] == 25_000 and meta["players"] == 4
     assert meta["strategies"] == ["heuristic", "random", "greedy", "random"]
     assert meta["variant"]["name"] == "default" and meta["version"]
@@ -70,7 +71,7 @@ def test_interrupted_run_keeps_finished_chunks_and_no_output(bird_weather, tmp_p
     # no output, no lock: only the part folder with the one finished chunk and its manifest
     assert [p.name for p in tmp_path.iterdir()] == [".broken.parquet.parts"]
     assert sorted(p.name for p in (tmp_path / ".broken.parquet.parts").iterdir()) == [
-        "manifest.json", f"part-{0:020d}-{1000:020d}.arrow"]
+        "manifest.json", f"part-{0:020d}-{1000:020d}.parquet"]
 
 
 def test_failure_before_any_chunk_leaves_nothing(bird_weather, tmp_path, monkeypatch):

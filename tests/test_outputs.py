@@ -25,13 +25,14 @@ from simcore.driver import parts_folder, run_games
 from simcore.errors import BalanceError, RunInterrupted
 from simcore.outputs import claim_output, lock_path
 from simcore.version import SCHEMA_VERSION, __version__
+from simcore.parts import run_meta
 
 ROOT = Path(__file__).resolve().parent.parent
 VOLATILE = ("created", "seconds")  # when and how fast: the only metadata two equal runs may differ in
 
 
 def rows_and_meta(path):
-    meta = json.loads(pl.read_parquet_metadata(path)["balance"])
+    meta = run_meta(path)
     return pl.read_parquet(path), {k: v for k, v in meta.items() if k not in VOLATILE}
 
 
@@ -83,7 +84,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
     parts = parts_folder(killed)
     deadline = time.monotonic() + 240
     try:
-        while len(list(parts.glob("part-*.arrow"))) < 3:
+        while len(list(parts.glob("part-*.parquet"))) < 3:
             assert process.poll() is None, "the run ended before it could be killed"
             assert time.monotonic() < deadline, "no parts written in time"
             time.sleep(0.05)
@@ -91,7 +92,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
         process.send_signal(signal.SIGKILL)
         process.wait()
     assert not killed.exists() and parts.is_dir()
-    kept = len(list(parts.glob("part-*.arrow")))
+    kept = len(list(parts.glob("part-*.parquet")))
     assert 3 <= kept < 40
 
     code, out, err = balance(*args[:-1], killed, "--resume", "--chunk-size", "64000")
@@ -112,7 +113,7 @@ def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     parts = parts_folder(out)
     deadline = time.monotonic() + 240
-    while len(list(parts.glob("part-*.arrow"))) < 2 and time.monotonic() < deadline and process.poll() is None:
+    while len(list(parts.glob("part-*.parquet"))) < 2 and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
     process.send_signal(signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=120)
@@ -171,7 +172,7 @@ def test_ctrl_c_then_resume_with_other_chunks_and_threads(tmp_path, monkeypatch)
     whole = tmp_path / "whole.parquet"
     assert _simulate(whole, game="sky-city")[0] == 0
     assert_same_run(out, whole)
-    assert json.loads(pl.read_parquet_metadata(out)["balance"])["trap_tallies"]["judged"]
+    assert run_meta(out)["trap_tallies"]["judged"]
 
 
 def test_resume_refuses_another_configuration_and_a_new_run_cleans_up(tmp_path, bird_weather, monkeypatch):
@@ -218,7 +219,7 @@ def test_resume_of_a_finished_run_plays_nothing(tmp_path):
 
 def test_missing_parent_folders_are_made(tmp_path):
     out = tmp_path / "runs" / "2026" / "bw.parquet"
-    assert _simulate(out, games=3_000)[0] == 0 and out.is_file()
+    assert _simulate(out, games=3_000)[0] == 0 and (out / "_run.parquet").is_file()
     report = tmp_path / "reports" / "deep" / "bw"
     code, text, err = balance("report", out, "--out", report)
     assert code == 0 and (report / "report.html").is_file(), err
@@ -288,10 +289,8 @@ def _disk_full(*args, **kwargs):
 
 
 def test_full_disk_while_writing_parts(tmp_path, monkeypatch):
-    import pyarrow as pa
-
     out = tmp_path / "run.parquet"
-    original = pa.ipc.RecordBatchFileWriter.write_batch  # a part file's one record batch
+    original = pl.DataFrame.write_parquet  # a part file, on a writer thread
     written = {"n": 0}
 
     def fills_up(self, *args, **kwargs):
@@ -300,35 +299,37 @@ def test_full_disk_while_writing_parts(tmp_path, monkeypatch):
             _disk_full()
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(pa.ipc.RecordBatchFileWriter, "write_batch", fills_up)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", fills_up)
     code, text, err = _simulate(out)
     one_line(code, text, err, f"cannot write {out}: the disk is full", "6,000 finished games kept", "--resume")
     assert not out.exists() and not lock_path(out).exists()
     assert not list(parts_folder(out).glob(".part-*"))  # no half-written part
-    monkeypatch.setattr(pa.ipc.RecordBatchFileWriter, "write_batch", original)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", original)
     assert _simulate(out, "--resume")[0] == 0
     whole = tmp_path / "whole.parquet"
     assert _simulate(whole)[0] == 0
     assert_same_run(out, whole)
 
 
-def test_full_disk_while_writing_the_final_file(tmp_path, monkeypatch):
-    import pyarrow.parquet as pq
-
+def test_full_disk_while_finishing_the_run(tmp_path, monkeypatch):
     out = tmp_path / "run.parquet"
-    written = {"groups": 0}
-    original = pq.ParquetWriter.write_table
+    original = pl.DataFrame.write_parquet
 
-    def fills_up(self, *args, **kwargs):  # the final file fills the disk at its second row group
-        written["groups"] += 1
-        if written["groups"] > 1:
+    def fills_up(self, target, *args, **kwargs):  # every part fits; the run's metadata file does not
+        if Path(target).name == ".run.tmp":
+            Path(target).write_bytes(b"PAR1")
             _disk_full()
-        return original(self, *args, **kwargs)
+        return original(self, target, *args, **kwargs)
 
-    monkeypatch.setattr(pq.ParquetWriter, "write_table", fills_up)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", fills_up)
     one_line(*_simulate(out), "the disk is full", "20,000 finished games kept", "--resume")
     assert not out.exists()
-    assert not (parts_folder(out) / "result.parquet.tmp").exists()
+    assert sorted(p.name for p in parts_folder(out).iterdir() if not p.name.startswith("part-")) == ["manifest.json"]
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", original)
+    assert _simulate(out, "--resume")[0] == 0
+    whole = tmp_path / "whole.parquet"
+    assert _simulate(whole)[0] == 0
+    assert_same_run(out, whole)
 
 
 def test_full_disk_while_writing_a_report(tmp_path, monkeypatch):
@@ -357,7 +358,7 @@ def test_run_file_metadata_traces_every_figure(tmp_path):
     variant = ROOT / "examples/variants/bird-weather-no-reversal.toml"
     assert _simulate(out, "--variant", variant, "--strategies", "heuristic,random,random,search:d=2:p=1",
                      games=500)[0] == 0
-    meta = json.loads(pl.read_parquet_metadata(out)["balance"])
+    meta = run_meta(out)
     assert meta["schema"] == SCHEMA_VERSION and meta["version"] == __version__
     assert meta["engine_hash"] == FINGERPRINT and len(meta["rules_hash"]) == 16 and meta["plugin_hashes"] == {}
     config = meta["config"]
@@ -368,7 +369,7 @@ def test_run_file_metadata_traces_every_figure(tmp_path):
     assert config["variant"]["reversal"] is False
     other = tmp_path / "published.parquet"
     assert _simulate(other, games=500)[0] == 0
-    assert json.loads(pl.read_parquet_metadata(other)["balance"])["rules_hash"] != meta["rules_hash"]
+    assert run_meta(other)["rules_hash"] != meta["rules_hash"]
 
 
 def test_plugin_sources_are_hashed(tmp_path):
@@ -387,7 +388,7 @@ def test_plugin_sources_are_hashed(tmp_path):
 
 def _rewrite(source, target, meta_change=None, rows=None):
     frame = pl.read_parquet(source)
-    meta = json.loads(pl.read_parquet_metadata(source)["balance"])
+    meta = run_meta(source)
     if meta_change:
         meta = meta_change(meta)
     (frame if rows is None else rows(frame)).write_parquet(target, metadata={"balance": json.dumps(meta)})
@@ -401,8 +402,8 @@ def test_report_refuses_files_it_cannot_trust(tmp_path):
     newer = _rewrite(run, tmp_path / "newer.parquet", lambda m: {**m, "schema": SCHEMA_VERSION + 1})
     empty = _rewrite(run, tmp_path / "empty.parquet", rows=lambda f: f.head(0))
     filtered = _rewrite(run, tmp_path / "filtered.parquet", rows=lambda f: f.filter(pl.col("share_0") > 0))
-    truncated = tmp_path / "truncated.parquet"
-    truncated.write_bytes(run.read_bytes()[: run.stat().st_size // 2])
+    truncated = _rewrite(run, tmp_path / "truncated.parquet")  # one file, as balance wrote runs before
+    truncated.write_bytes(truncated.read_bytes()[: truncated.stat().st_size // 2])
     plain = tmp_path / "plain.parquet"
     pl.DataFrame({"x": [1]}).write_parquet(plain)
     cases = {old: ["older balance", "simulate it again"], newer: [f"schema {SCHEMA_VERSION + 1}", "simulate it again"],

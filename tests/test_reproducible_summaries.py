@@ -18,6 +18,7 @@ import pytest
 
 import simcore
 from analysis import stats
+from simcore.parts import run_meta
 from analysis.summary import (SHARE_UNITS, fmt_num_ci, fmt_pct_ci, game_figures, load, mean_sd,
                               summarize, summary_json)
 
@@ -40,7 +41,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
         path = folder / f"{game}.parquet"
         rows.write_parquet(path, row_group_size=ROW_GROUP,
                            metadata={"balance": json.dumps(run.meta)})
-        assert pl.read_parquet_metadata(path)["balance"] and len(pl.read_parquet(path)) == GAMES
+        assert run_meta(path) and len(pl.read_parquet(path)) == GAMES
         paths[game] = path
     return paths
 

@@ -57,8 +57,11 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=1000)
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     parser.add_argument("--set", action="append", default=[], help="GAME:KEY=VALUE variant setting (TOML value)")
+    parser.add_argument("--files", action="store_true",
+                        help="write each run to disk (simcore.run's out) and hash the rows read back from it")
     args = parser.parse_args()
 
+    import tempfile
     import tomllib
 
     import simcore
@@ -74,11 +77,13 @@ def main() -> None:
         game = get_game(name)
         for players, strategies, share in lineups(game):
             started = time.perf_counter()
-            run = simcore.run(name, players=players, games=max(args.games // share, 100), seed=args.seed,
-                              strategies=strategies, variant=settings.get(name) or None, threads=2,
-                              chunk_size=args.chunk)
-            key = f"{name} {players}p {strategies}"
-            hashes[key] = frame_hash(run.frame)
+            with tempfile.TemporaryDirectory(prefix="bitcheck-") as scratch:
+                out = Path(scratch) / "run.parquet" if args.files else None
+                run = simcore.run(name, players=players, games=max(args.games // share, 100), seed=args.seed,
+                                  strategies=strategies, variant=settings.get(name) or None, threads=2,
+                                  chunk_size=args.chunk, out=out)
+                key = f"{name} {players}p {strategies}"
+                hashes[key] = frame_hash(run.frame)
             print(f"{key}: {hashes[key]} ({time.perf_counter() - started:.1f} s)", flush=True)
     Path(args.out).write_text(json.dumps(hashes, indent=1) + "\n")
     if args.compare:

@@ -431,7 +431,8 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
     return status
 
 
-@kernel(globals(), parallel=True)
+# nogil: the run's writer threads compress and write the last chunk while this one plays
+@kernel(globals(), parallel=True, nogil=True)
 def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               seats_out, status_out):
     """Games start..start+n_games-1 of run ``seed``, one output column each, in parallel over

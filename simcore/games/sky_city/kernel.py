@@ -294,7 +294,8 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
 STRIPES = 64
 
 
-@kernel(globals(), parallel=True)
+# nogil: the run's writer threads compress and write the last chunk while this one plays
+@kernel(globals(), parallel=True, nogil=True)
 def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
               counters_out, judged_out, fired_out, stats_out):
     """Games start..start+n_games-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``), one row each;

@@ -286,7 +286,8 @@ def pack_gems(table, seat):
     return table[T_GEMS + 3 * seat] | (table[T_GEMS + 3 * seat + 1] << 10) | (table[T_GEMS + 3 * seat + 2] << 20)
 
 
-@kernel(globals(), parallel=True)
+# nogil: the run's writer threads compress and write the last chunk while this one plays
+@kernel(globals(), parallel=True, nogil=True)
 def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params, scores_out, shares_out,
               counters_out, gems_out, status_out):
     """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
