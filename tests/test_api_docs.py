@@ -33,7 +33,7 @@ def example(tmp_path_factory):
 def test_api_example_runs(example):
     names, printed, folder = example
     assert "'game', 'score_0'" in printed and "first-seat edge (seat 1 share" in printed
-    assert (folder / "bw3.parquet").is_file()
+    assert (folder / "bw3.parquet" / "_run.parquet").is_file()  # a run is a folder of Parquet files
     for name in ("shares", "advantage", "balance", "scores", "rates", "off_fair", "top_scores"):
         assert name in names, name
 
