@@ -93,7 +93,8 @@ def _prepared(job: Job):
 def play_range(job: Job, start: int, n: int):
     """The task: games ``start..start+n-1`` of the job's run, written to the run's part folder
     (``job.folder``) here on the worker: (start, n, None, tallies, the part's figures); without
-    a folder, (start, n, columns, tallies, None).  A worker that dies mid-write leaves only a
+    a folder, or where this worker does not see it (a command's scratch folder on another
+    machine), the rows go back: (start, n, columns, tallies, None).  A worker that dies mid-write leaves only a
     temporary file, and Dask plays the range again elsewhere."""
     import numba
 
@@ -103,7 +104,7 @@ def play_range(job: Job, start: int, n: int):
         numba.set_num_threads(min(job.threads or limit, limit))
         columns = game.run_chunk(job.setup, lineup, job.seed, start, n)
         tallies = game.take_tallies()
-    if job.folder is None:
+    if job.folder is None or not Path(job.folder).is_dir():  # no output, or one this worker cannot see
         return start, n, columns, tallies, None
     from simcore.outputs import write_failure
     from simcore.parts import write_part

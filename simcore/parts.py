@@ -198,6 +198,12 @@ class Parts:
         removed after)."""
         import polars as pl
 
+        absent = [s for s in included if not self.path(s, self.done[s][0]).is_file()]
+        if absent:  # a Dask worker wrote them to a folder of the same name that this machine does not see
+            start = absent[0]
+            raise BalanceError(f"games {start:,}..{start + self.done[start][0] - 1:,} were written by a Dask worker to "
+                               f"a folder {self.folder} that this machine does not see: put --out on storage every "
+                               "worker shares (docs/scaling.md)")
         keep = {self.path(s, self.done[s][0]).name for s in included}
         staged = self.folder / ".run.tmp"
         try:

@@ -257,3 +257,31 @@ def test_resume_after_the_client_dies(tmp_path):
     whole = tmp_path / "whole.parquet"
     assert balance(*args[:-1], whole)[0] == 0
     assert pl.read_parquet(out).equals(pl.read_parquet(whole)) and _meta(out) == _meta(whole)
+
+
+def test_a_worker_that_does_not_see_the_folder_sends_rows_and_unseen_parts_are_refused(tmp_path):
+    """The task itself, in this process: with a folder it sees, a worker writes the part and
+    sends figures; with one it does not see (a command's scratch folder on another machine) it
+    sends the rows back. A run whose parts were reported but are not in the command's folder
+    (written by a worker to a folder of the same name on its own disk) is refused, not finished."""
+    from simcore.cluster import make_job, play_range
+    from simcore.parts import Parts, parts_folder
+
+    game = get_game("ten-tricks")
+    setup = game.setup(3, game.variant())
+    lineup = game.lineup("random", 3)
+    folder = tmp_path / "seen"
+    folder.mkdir()
+    start, n, columns, _, figures = play_range(make_job(game, setup, lineup, 4, 1, folder, "parquet"), 100, 50)
+    assert columns is None and (folder / f"part-{100:020d}-{50:020d}.parquet").is_file()
+    start, n, columns, _, info = play_range(make_job(game, setup, lineup, 4, 1, tmp_path / "unseen", "parquet"), 100, 50)
+    assert info is None and len(columns["game"]) == 50 and not (tmp_path / "unseen").exists()
+    assert figures["wins"] == [float(columns[f"share_{s}"].astype("float64").sum()) for s in range(3)]
+
+    out = tmp_path / "run.parquet"
+    parts = Parts(out)
+    parts.open({"game": "ten-tricks"}, resume=False)
+    parts.record(0, 50, figures)  # reported, never written here
+    with pytest.raises(BalanceError, match="this machine does not see: put --out on storage every worker shares"):
+        parts.publish([0], {"game": "ten-tricks"})
+    assert not out.exists() and parts_folder(out).is_dir()
