@@ -415,6 +415,40 @@ def test_report_refuses_files_it_cannot_trust(tmp_path):
     one_line(*balance("replay", "bird-weather", "--run", old), "older balance")
 
 
+def test_a_run_is_a_folder_every_reader_takes_as_one_table(tmp_path):
+    """A run is a folder of Parquet parts plus _run.parquet: Polars, pandas and pyarrow read it
+    as one table in game order, the same rows as the run in memory; --force replaces a
+    single-file run of an earlier balance with a folder; a folder that is not a run is refused."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    import simcore
+
+    out = tmp_path / "run.parquet"
+    assert _simulate(out, games=10_000)[0] == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names[0] == "_run.parquet" and len(names) == 1 + 4  # 3,000-game chunks
+    assert names[1:] == [f"part-{s:020d}-{min(3_000, 10_000 - s):020d}.parquet" for s in range(0, 10_000, 3_000)]
+    rows = simcore.run("bird-weather", games=10_000, seed=5).frame
+    assert pl.read_parquet(out).equals(rows) and pl.scan_parquet(out).collect().equals(rows)
+    assert pl.from_arrow(pq.read_table(out)).equals(rows)
+    assert pd.read_parquet(out)["game"].tolist() == list(range(10_000))
+    assert run_meta(out)["games"] == 10_000 and pl.read_parquet(out / "_run.parquet").height == 0
+
+    single = tmp_path / "single.parquet"  # as balance wrote runs before they were folders
+    rows.write_parquet(single, metadata={"balance": json.dumps(run_meta(out))})
+    assert balance("report", single, "--out", tmp_path / "report-single")[0] == 0
+    assert _simulate(single, "--force", games=10_000)[0] == 0
+    assert single.is_dir() and pl.read_parquet(single).equals(rows)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # nothing left aside
+
+    other = tmp_path / "photos"
+    other.mkdir()
+    (other / "a.jpg").write_bytes(b"x")
+    one_line(*_simulate(other, "--force", games=100), "is a folder")
+    assert sorted(p.name for p in other.iterdir()) == ["a.jpg"]
+
+
 def test_resume_of_an_interrupted_force_run_finishes_it(tmp_path, bird_weather, monkeypatch):
     """--force over an old file, interrupted: --resume finishes the new run (the old file stayed
     until then), it does not refuse the old file."""
