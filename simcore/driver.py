@@ -177,7 +177,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
               keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
               resume: bool = False, executor=None, announce: bool | None = None,
               checkpoints: list[int] | None = None, stop=None, parts_only: bool = False) -> RunResult:
-    """Simulate games 0..games-1 of run ``seed``; write them to ``out`` or return them.
+    """Simulate games 0..games-1 of run ``seed``; write them to the run folder ``out``
+    (``simcore.parts``) or return them.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
     stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval
@@ -195,10 +196,10 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     (analysis/skill.py judges with Bonferroni intervals).
 
     ``parts_only`` (with ``out``, for a run nobody asked to keep: ``simulate`` without ``--out``)
-    leaves the rows in their chunk files, Arrow IPC in the parts folder beside ``out``, listed in
-    play order in ``extra["parts"]``, instead of merging them into one Parquet file: the merge
-    re-encodes every row and is half the time of a run's play on one thread.  The caller reads
-    them (``pl.scan_ipc``) and removes the folder."""
+    leaves the rows in uncompressed Arrow IPC chunk files in the parts folder beside ``out``,
+    listed in play order in ``extra["parts"]``, and does not make them a run: no compression
+    for rows that are read once.  The caller reads them (``pl.scan_ipc``) and removes the
+    folder."""
     if precision is not None and not 0 < precision < 0.5:
         raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
