@@ -117,12 +117,12 @@ def page_path(path: str | Path, page_dir: str | Path) -> tuple[str, bool]:
     A file inside the page's folder or beside it (anywhere under the folder's parent, as a
     book's ``runs/`` is beside each of its report folders) is named by its path relative to the
     page's folder, POSIX slashes (``../runs/x.parquet``), so a link to it still resolves once the
-    whole output folder is moved or copied; any other file (or one that is not there) by its file
+    whole output folder is moved or copied (a run, which is a folder, likewise); any other file (or one that is not there) by its file
     name alone, with ``beside`` False.  Paths are compared as written (made absolute, not
     resolved through symlinks), as a browser follows a relative link."""
     file = Path(os.path.abspath(path))
     here = Path(os.path.abspath(page_dir))
-    if file.is_file() and file.is_relative_to(here.parent):
+    if (file.is_file() or file.is_dir()) and file.is_relative_to(here.parent):  # a run is a folder
         return Path(os.path.relpath(file, here)).as_posix(), True
     return file.name, False
 

@@ -136,7 +136,9 @@ def recorded_run(tmp_path_factory):
 def test_out_writes_parquet_with_run_metadata(recorded_run):
     folder, variant, out, run = recorded_run
     assert f"rows written to {out}" in run.out
-    assert listing(folder) == ["no-reversal.toml", "run.parquet"]  # no part files, no temp folder
+    # the run's folder: its metadata and one part per 150-game chunk; no temp folder, no lock
+    assert listing(folder) == ["no-reversal.toml", "run.parquet", "run.parquet/_run.parquet"] + [
+        f"run.parquet/part-{s:020d}-{min(150, 400 - s):020d}.parquet" for s in range(0, 400, 150)]
     meta = run_meta(out)
     assert meta["seed"] == 7
     assert meta["games"] == 400
@@ -488,7 +490,7 @@ def test_output_through_a_link_replaces_the_target_not_the_link(tmp_path):
     link = tmp_path / "link.parquet"
     link.symlink_to(target)
     assert balance("simulate", "bird-weather", "--games", 50, "--out", link, "-q").code == 0
-    assert link.is_symlink() and target.is_file() and pl.read_parquet(link).height == 50
+    assert link.is_symlink() and target.is_dir() and pl.read_parquet(link).height == 50
 
 
 def test_terminated_run_leaves_nothing_behind(tmp_path):
