@@ -220,7 +220,7 @@ def simulate(
     variant: VariantOpt = None,
     deals: DealsOpt = None,
     plugin: PluginOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one row per game to this Parquet file.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one row per game to this run: a folder of Parquet files, one per chunk, that Polars, pandas and DuckDB read as one table (docs/scaling.md).")] = None,
     threads: ThreadsOpt = None,
     chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per chunk (memory stays flat).")] = 1 << 18,
     as_json: JsonOpt = False,
@@ -250,7 +250,7 @@ def simulate(
         raise _error("--resume needs --out: the unfinished run is kept beside its output file")
     with tempfile.TemporaryDirectory(prefix="balance-") as scratch, _cluster(cluster, scheduler):
         # without --out the rows still go to (temporary) chunk files, so memory stays flat, and are
-        # read from there: nobody asked for one Parquet file, so none is written
+        # read from there: nobody asked to keep a run, so no Parquet is written
         target = out if out is not None else Path(scratch) / "run.parquet"
         result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
                            progress=not quiet and not as_json, precision=precision, force=force, resume=resume,
@@ -283,7 +283,7 @@ def simulate(
 
 @app.command()
 def report(
-    runs: Annotated[list[Path], typer.Argument(help="Result Parquet file(s) from `balance simulate --out`.",
+    runs: Annotated[list[Path], typer.Argument(help="Runs from `balance simulate --out` (a run folder, or a Parquet file of an earlier balance).",
                                                metavar="RUN...")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md and report.html.")] = Path("reports/latest"),
     skill: Annotated[bool, typer.Option(
