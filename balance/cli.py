@@ -276,6 +276,7 @@ def simulate(
                        + (f"after {games:,} games (widest ±{widest:.3f} pp)" if how["reached"] else
                           f"NOT reached within the cap of {games:,} games (widest ±{widest:.3f} pp; raise --games)"))
         ran = (f"{games:,} games in {result.seconds:.2f} s ({summary['games_per_second']:,} games/s)" if played == games
+               else f"{games:,} games (0 played now: the run was already finished)" if played == 0
                else f"{games:,} games ({played:,} played now in {result.seconds:.2f} s, the rest kept from the "
                     "interrupted run)")
         typer.echo(f"\n{ran}" + (f"; rows written to {out}" if out else ""))

@@ -208,7 +208,7 @@ def test_resume_of_a_finished_run_plays_nothing(tmp_path):
     assert _simulate(out)[0] == 0
     before = out.stat().st_mtime_ns
     code, text, err = _simulate(out, "--resume")
-    assert code == 0 and "20,000 games (0 played now" in text, err
+    assert code == 0 and "20,000 games (0 played now: the run was already finished)" in text, err
     assert out.stat().st_mtime_ns == before
     one_line(*_simulate(out, "--resume", "--seed", 6), "finished", "another run", "--force")
 
