@@ -27,8 +27,8 @@ from analysis.cells import (fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp, fmt_settings,
 from analysis.exact import (SHARE_UNITS, exact_product_sum, exact_sum, exact_wins, mean_sd,  # noqa: F401 (re-exported)
                             mean_sd_of_totals, ratio_cell, ratio_totals, share_units)
 from simcore.errors import BalanceError
+from simcore.parts import META_KEY  # the run's metadata key, where simcore.parts writes it
 
-META_KEY = "balance"
 # metadata keys that can differ between files of one run (shards of the same simulation)
 PER_FILE_KEYS = ("games", "config")  # config holds the games asked for
 # a share vector counts as "summing to 1" within float32 rounding of a k-way split

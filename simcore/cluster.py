@@ -6,7 +6,8 @@ command makes (docs/scaling.md).
 The tasks are seed ranges: ``play_range(job, start, n)`` plays games ``start..start+n-1`` of the
 run on a worker, which writes their rows to the run's part folder itself (storage the client and
 the workers share) and sends back only the chunk's figures: the client never receives rows (a
-run without a part folder, such as ``simcore.run`` without ``out``, gets the rows back).  Game ``i``'s randomness depends only on ``(seed, i)``, so
+run without a part folder, such as ``simcore.run`` without ``out``, gets the rows back).  Game
+``i``'s randomness depends only on ``(seed, i)``, so
 the rows are the same wherever and in whatever order the ranges are played.  A worker keeps the
 game and its line-up between tasks (compiled once per worker process, loaded from the Numba
 cache under ``BALANCE_CACHE_DIR`` when another process has compiled it), and refuses to join a
@@ -94,8 +95,8 @@ def play_range(job: Job, start: int, n: int):
     """The task: games ``start..start+n-1`` of the job's run, written to the run's part folder
     (``job.folder``) here on the worker: (start, n, None, tallies, the part's figures); without
     a folder, or where this worker does not see it (a command's scratch folder on another
-    machine), the rows go back: (start, n, columns, tallies, None).  A worker that dies mid-write leaves only a
-    temporary file, and Dask plays the range again elsewhere."""
+    machine), the rows go back: (start, n, columns, tallies, None).  A worker that dies
+    mid-write leaves only a temporary file, and Dask plays the range again elsewhere."""
     import numba
 
     with _ONE_AT_A_TIME:

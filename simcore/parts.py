@@ -68,7 +68,7 @@ def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray],
     chunk's figures (also in the file's footer).  Called on a writer thread or a Dask worker:
     Polars and pyarrow let go of the interpreter while they encode and write, so this runs
     beside the next chunk's play loop.  The file is written under a name of its own and renamed
-    into place when complete; an error (``OSError``, an Arrow error) is the caller's to report."""
+    into place when complete; a failed write is an ``OSError`` for the caller to report."""
     import polars as pl
 
     figures = {"wins": chunk_wins(columns), "tallies": tallies}
@@ -87,8 +87,10 @@ def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray],
             with pa.OSFile(str(staged), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
                 writer.write_batch(batch)
         os.replace(staged, Path(folder) / part_name(start, n, kind))
-    except BaseException:
+    except BaseException as exc:
         staged.unlink(missing_ok=True)
+        if isinstance(exc, (pl.exceptions.PolarsError, ValueError)):  # a full disk, as Polars or pyarrow say it
+            raise OSError(str(exc)) from exc
         raise
     return figures
 
@@ -227,7 +229,7 @@ class Parts:
             (self.folder / RUN_FILE).unlink(missing_ok=True)
             raise write_failure(self.out, exc, self.kept()) from None
         if old is not None:
-            (shutil.rmtree if old.is_dir() and not old.is_symlink() else os.unlink)(old)
+            remove_run(old)
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
