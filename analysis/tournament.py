@@ -126,14 +126,17 @@ def seating_lineups(game, design: Design, plugin_paths=()) -> list:
     players = design.players
     per_strategy = [game.lineup([name] * players, players, plugin_paths) for name in design.strategies]
     first = per_strategy[0]
+    # one play loop every seating can use: a line-up of random seats alone gets a build that
+    # compiles the random player only (simcore/builds.py), which a seating of others cannot share
+    random = game.strategy_module().RANDOM
+    kernels = next((lineup.kernels for lineup in per_strategy if lineup.ids[0] != random), first.kernels)
     lineups = []
     for seating in design.seatings:
         params = np.zeros_like(first.params)
         for seat, s in enumerate(seating):
             params[seat] = per_strategy[s].params[seat]
         ids = np.array([per_strategy[s].ids[seat] for seat, s in enumerate(seating)], dtype=np.int64)
-        lineups.append(Lineup(tuple(design.strategies[s] for s in seating), ids, params, first.kernels,
-                              first.plugins))
+        lineups.append(Lineup(tuple(design.strategies[s] for s in seating), ids, params, kernels, first.plugins))
     return lineups
 
 

@@ -119,6 +119,10 @@ def group_cache_dir(path) -> Path | None:
 
 FINGERPRINT = engine_fingerprint()
 CACHE_ROOT = Path(os.environ.get("BALANCE_CACHE_DIR") or Path.home() / ".cache" / "balance")
+# the random builds' copies of the play loops (simcore/builds.py), one folder per game and its
+# group fingerprint: their compiled code is kept in that folder, so editing one game leaves the
+# other games' random builds compiled
+BUILDS_ROOT = CACHE_ROOT / "random-builds"
 # numba reads this when it is first imported, which is after this module is; the project's own
 # files are cached per group instead (simcore/jit.py installs GroupCacheLocator)
 os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE_ROOT / f"numba-{FINGERPRINT}"))
@@ -139,10 +143,15 @@ def install_group_locator() -> None:
     class GroupCacheLocator(base):
         def __init__(self, py_func, py_file):
             super().__init__(py_func, py_file)
-            self._cache_path = os.path.join(group_cache_dir(py_file), self.get_suitable_cache_subpath(py_file))
+            if _random_build(py_file):  # beside the copy, in the folder its group fingerprint names
+                self._cache_path = os.path.join(os.path.dirname(py_file), "__pycache__")
+            else:
+                self._cache_path = os.path.join(group_cache_dir(py_file), self.get_suitable_cache_subpath(py_file))
 
         @classmethod
         def from_function(cls, py_func, py_file):
+            if _random_build(py_file):
+                return super().from_function(py_func, py_file)
             try:
                 Path(py_file).resolve().relative_to(ROOT)
             except (ValueError, OSError):
@@ -153,3 +162,12 @@ def install_group_locator() -> None:
 
     if not any(getattr(c, "__name__", "") == "GroupCacheLocator" for c in impl._locator_classes):
         impl._locator_classes = [GroupCacheLocator, *impl._locator_classes]
+
+
+def _random_build(py_file) -> bool:
+    """Whether a source file is a random build's copy of a play loop (``BUILDS_ROOT``)."""
+    try:
+        Path(py_file).resolve().relative_to(BUILDS_ROOT.resolve())
+    except (ValueError, OSError):
+        return False
+    return True

@@ -368,9 +368,11 @@ def _compiled_marker(lineup) -> Path | None:
     if not source:
         return None
     # the game's own kernels are cached in their group's folder (a changed engine gets a new one,
-    # so the marker goes with it); a plug-in build's copies in NUMBA_CACHE_DIR
+    # so the marker goes with it), a random build's beside its copy (simcore/builds.py) and a
+    # plug-in build's in NUMBA_CACHE_DIR
     stock = not getattr(lineup, "plugins", ())
-    folder = (group_cache_dir(source) if stock else None) or os.environ.get("NUMBA_CACHE_DIR")
+    folder = (getattr(lineup.kernels, "__balance_cache__", None) or (group_cache_dir(source) if stock else None)
+              or os.environ.get("NUMBA_CACHE_DIR"))
     if not folder:
         return None
     return Path(folder) / f".compiled-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
@@ -380,6 +382,8 @@ def _compiled_marker(lineup) -> Path | None:
 # BENCHMARKS.md (tests/warm_kernels.py measures the same): the first run's progress line says
 # them, and simcore/warm.py deals the games to processes so that the last one ends early
 COMPILE_SECONDS = {"bird-weather": 82, "chimera": 87, "sky-city": 58, "ten-tricks": 28, "triatri": 98}
+# the same for a line-up of random seats, which plays the random build (simcore/builds.py)
+RANDOM_COMPILE_SECONDS = {"bird-weather": 20, "chimera": 20, "sky-city": 20, "ten-tricks": 20, "triatri": 20}
 
 
 def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
@@ -392,7 +396,8 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
     what = f"{game.title} kernels" + (f" with plug-in {', '.join(plugins)}" if plugins else "")
     if fresh:
-        seconds = None if plugins else COMPILE_SECONDS.get(getattr(game, "name", None))
+        table = RANDOM_COMPILE_SECONDS if hasattr(lineup.kernels, "__balance_cache__") else COMPILE_SECONDS
+        seconds = None if plugins else table.get(getattr(game, "name", None))
         how_long = f"about {seconds} s on a 2-core machine" if seconds else "a minute or two"
         print(f"compiling {what}, first run only ({how_long})...", file=sys.stderr, flush=True)
     started = time.perf_counter()

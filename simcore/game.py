@@ -248,6 +248,7 @@ class Game:
 
     def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
         """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
+        from simcore.builds import random_build
         from simcore.plugins import load_plugin, plugin_build
 
         strategies = self.strategy_module()
@@ -297,10 +298,12 @@ class Game:
                                        f"{strategies.N_PARAMS} numbers")
                 params[seat, : len(values)] = values
         kernels = importlib.import_module(self.kernels_module)
+        seat_ids = np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64)
         if plugins:
             kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions)
-        return Lineup(tuple(names), np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64), params, kernels,
-                      tuple(p.path for p in plugins))
+        elif (seat_ids == strategies.RANDOM).all():  # compiles the random player alone (simcore/builds.py)
+            kernels = random_build(strategies, kernels)
+        return Lineup(tuple(names), seat_ids, params, kernels, tuple(p.path for p in plugins))
 
     def check_lineup(self, setup, lineup: Lineup) -> None:
         """Refuse a strategy parameter the rules in force make meaningless (a game whose

@@ -17,30 +17,44 @@ import subprocess
 import sys
 import time
 
-from simcore.driver import COMPILE_SECONDS, _compiled_marker, compile_kernels
+from simcore.driver import COMPILE_SECONDS, RANDOM_COMPILE_SECONDS, _compiled_marker, compile_kernels
+
+
+def play_loops(game) -> list:
+    """Line-ups for the two play loops a command with several line-ups may need: random seats
+    (the random build, simcore/builds.py) and the stock loop every other line-up plays."""
+    import dataclasses
+    import importlib
+
+    random = game.lineup("random", game.player_counts[0])
+    return [random, dataclasses.replace(random, kernels=importlib.import_module(game.kernels_module))]
 
 
 def cold_games(names: list[str]) -> list[str]:
-    """The games among ``names`` whose stock play loop this machine has not compiled yet."""
+    """The games among ``names`` with a play loop this machine has not compiled yet."""
     from simcore.game import get_game
 
     cold = []
     for name in names:
-        game = get_game(name)
-        marker = _compiled_marker(game.lineup(None, game.player_counts[0]))
-        if marker is None or not marker.exists():
+        markers = [_compiled_marker(lineup) for lineup in play_loops(get_game(name))]
+        if any(marker is None or not marker.exists() for marker in markers):
             cold.append(name)
     return cold
+
+
+def _seconds(name: str) -> float:
+    """About how long a game's two play loops take to compile from an empty cache."""
+    return COMPILE_SECONDS.get(name, 60) + RANDOM_COMPILE_SECONDS.get(name, 20)
 
 
 def deal(names: list[str], processes: int) -> list[list[str]]:
     """``names`` dealt to at most ``processes`` shares, longest compile first to the least loaded."""
     shares: list[list[str]] = [[] for _ in range(max(1, min(processes, len(names))))]
     load = [0.0] * len(shares)
-    for name in sorted(names, key=lambda n: -COMPILE_SECONDS.get(n, 60)):
+    for name in sorted(names, key=lambda n: -_seconds(n)):
         k = load.index(min(load))
         shares[k].append(name)
-        load[k] += COMPILE_SECONDS.get(name, 60)
+        load[k] += _seconds(name)
     return [share for share in shares if share]
 
 
@@ -55,7 +69,7 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
     shares = deal(cold, processes or os.cpu_count() or 1)
     if len(shares) < 2:
         return []
-    longest = max(sum(COMPILE_SECONDS.get(n, 60) for n in share) for share in shares)
+    longest = max(sum(_seconds(n) for n in share) for share in shares)
     if announce:
         print(f"compiling {len(cold)} games' kernels in {len(shares)} processes, first run only (about "
               f"{longest // 60 + 1} min on a 2-core machine): {', '.join(cold)}", file=sys.stderr, flush=True)
@@ -79,13 +93,13 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
 
 
 def _compile(name: str) -> None:
-    """One game's stock play loop, compiled (and cached) as a run would compile it."""
+    """One game's play loops, compiled (and cached) as a run would compile them."""
     from simcore.game import get_game
 
     game = get_game(name)
-    players = game.player_counts[0]
-    setup = game.setup(players, game.variant())
-    compile_kernels(game, setup, game.lineup(None, players), 1, announce=False)
+    setup = game.setup(game.player_counts[0], game.variant())
+    for lineup in play_loops(game):
+        compile_kernels(game, setup, lineup, 1, announce=False)
 
 
 if __name__ == "__main__":

@@ -160,10 +160,15 @@ def test_a_stock_play_loops_marker_lies_in_its_games_cache_folder():
     from simcore.cache import group_cache_dir
     from simcore.game import get_game
 
-    lineup = get_game("bird-weather").lineup("random", 4)
+    lineup = get_game("bird-weather").lineup("heuristic", 4)
     marker = driver._compiled_marker(lineup)
     assert marker.parent == group_cache_dir(lineup.kernels.__file__)
     assert marker.parent.name.startswith("numba-bird_weather-")
+    # random seats play the random build (simcore/builds.py): its marker lies beside its compiled code
+    lineup = get_game("bird-weather").lineup("random", 4)
+    marker = driver._compiled_marker(lineup)
+    assert marker.parent == Path(lineup.kernels.__file__).parent / "__pycache__"
+    assert marker.parent.parent.name.startswith("bird_weather-") and marker.parent.parent.parent.name == "random-builds"
 
 
 def test_json_on_every_command_that_prints_results(tmp_path):

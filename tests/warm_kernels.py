@@ -74,6 +74,7 @@ def warm(job: str) -> None:
     """``GAME``: the stock play loop's entry points, each called once; ``GAME+PLUGIN...@ENTRY,...``:
     those entry points of the plug-ins' build, compiled for the signatures the stock ones got
     (so the game's job must have run in this process first)."""
+    import dataclasses
     import importlib
 
     from simcore.game import get_game
@@ -85,10 +86,12 @@ def warm(job: str) -> None:
     players = 4
     setup = game.setup(players, game.variant())
     if not plugins:
-        lineup = game.lineup("random", players)
-        game.run_chunk(setup, lineup, 1, 0, 64)
+        lineup = game.lineup("random", players)  # the random build (simcore/builds.py)
+        stock = importlib.import_module(game.kernels_module)
+        for each in (lineup, dataclasses.replace(lineup, kernels=stock)):
+            game.run_chunk(setup, each, 1, 0, 64)
+            game.kernel_logs(setup, each, 1, range(2))
         game.scenario(_scenario(name), "warm-up")
-        game.kernel_logs(setup, lineup, 1, range(2))
         if game.card_names(setup) is not None:
             game.opening_hands(setup, 1, [0])
         return

@@ -222,9 +222,12 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
     return FINISHED
 
 
-# inline: called once a game with twenty-odd arrays, each taking and giving back a reference count
-# (NRT_incref/NRT_decref) at the call; compiled into run_chunk a random game is 1.39x faster
-@kernel(globals(), inline="always")
+# without reference counts: called once a game with twenty-odd arrays, each would take and give
+# back a reference count (NRT_incref/NRT_decref) at the call.  Not inlined into run_chunk: the
+# parallel loop's passes over the whole game made the stock play loop compile in 134 s against
+# 75 s, and games played as fast or faster (random 0.179 s vs 0.188 s, heuristic 0.110 s vs
+# 0.161 s, one thread; BENCHMARKS.md, "The first command")
+@kernel(globals(), refcounts=False)
 def play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table, hands,
               facedown, deck, totals, counters, opening, opening_row, dealt, facedowns, log):
     """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,

@@ -1,0 +1,61 @@
+"""A play loop that compiles only the player a line-up of random seats uses.
+
+The game's stock kernel module compiles every built-in player into its play loop: the dispatch
+(``choose_play`` and the game's other decisions) names the greedy, heuristic and search players,
+so Numba types and compiles all of them the first time the loop runs, even for four random
+seats.  A newcomer's first command (``balance simulate GAME``) seats random players and would
+wait for code it never runs: on the 2-core machine BIRD & WEATHER's stock play loop took 134 s
+to compile from an empty cache, its random build 41 s (BENCHMARKS.md, "The first command").
+
+``random_build`` is a copy of the game's kernel module (``simcore.plugins.module_copy``, as a
+plug-in build is) whose strategies module is the stock one with each ``choose_<decision>``
+replaced by the random player's own ``random_<decision>``: the branch the stock dispatch takes
+for a random seat, so the rows are the same bit for bit (tests/test_builds.py).  It is kept, with
+its compiled code, in a folder of the compile cache named by the game's group fingerprint
+(``simcore/cache.py``), so only the first process on a machine compiles it and editing another
+game leaves it compiled; the play-loop functions that cannot reach a decision (``deal_openings`` ...)
+stay the stock ones (``simcore.plugins.reuse_stock``).  ``Game.lineup`` picks it for a line-up of
+random seats without plug-ins; any other line-up gets the stock module."""
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+_BUILDS: dict[str, ModuleType] = {}
+
+
+def random_strategies(strategies: ModuleType) -> ModuleType:
+    """The stock strategies module's names, its decisions made by the random player alone."""
+    from numba import njit
+
+    lean = ModuleType(f"{strategies.__name__}_random")
+    lean.__dict__.update({name: value for name, value in vars(strategies).items() if not name.startswith("__")})
+    for decision, args in strategies.PLUGIN_DECISIONS.items():
+        namespace = {f"random_{decision}": getattr(strategies, f"random_{decision}")}
+        # generated from the game's own argument list (PLUGIN_DECISIONS), as the plug-in dispatch is
+        exec(f"def choose_{decision}(strategy, {args}):\n    return random_{decision}({args})", namespace)
+        # inlined like the stock dispatch it replaces
+        setattr(lean, f"choose_{decision}", njit(inline="always")(namespace[f"choose_{decision}"]))
+    return lean
+
+
+def random_build(strategies: ModuleType, kernels: ModuleType) -> ModuleType:
+    """The play loop of ``kernels`` with random players only: built once per process, compiled
+    once per machine and engine (see the module docstring)."""
+    from simcore.cache import BUILDS_ROOT, group_fingerprint, source_group
+    from simcore.plugins import module_copy, reuse_stock
+
+    group = source_group(Path(kernels.__file__))  # the game's folder name: bird_weather ...
+    key = f"{group}-{group_fingerprint(group)}"
+    if key not in _BUILDS:
+        lean = random_strategies(strategies)
+        folder = BUILDS_ROOT / key
+        copy = module_copy(kernels, folder, f"kernel_random_{key.replace('-', '_')}", {"__strategies__": lean})
+        decisions = {f"choose_{decision}" for decision in strategies.PLUGIN_DECISIONS}
+        # the play loop's names bound to a replaced decision (choose_play ...)
+        bound = {name for name, value in vars(copy).items()
+                 if any(value is getattr(lean, d) for d in decisions)}
+        reuse_stock(copy, kernels, bound | {"strategy", "__strategies__"})
+        copy.__balance_cache__ = folder / "__pycache__"  # where its compiled code is kept
+        _BUILDS[key] = copy
+    return _BUILDS[key]
