@@ -382,10 +382,10 @@ def _compiled_marker(lineup) -> Path | None:
 # BENCHMARKS.md (tests/warm_kernels.py measures the same): the first run's progress line says
 # them, and simcore/warm.py deals the games to processes so that the last one ends early
 COMPILE_SECONDS = {"bird-weather": 75, "chimera": 87, "sky-city": 58, "ten-tricks": 28, "triatri": 98}
-# the same for a line-up of random seats, which plays the random build (simcore/builds.py):
-# BIRD & WEATHER measured (2026-11-28); the others not yet measured alone, so their stock figure,
-# which the random build (a part of the stock loop) does not exceed
-RANDOM_COMPILE_SECONDS = {"bird-weather": 25, "chimera": 87, "sky-city": 58, "ten-tricks": 28, "triatri": 98}
+# the same for a line-up of random seats, which plays the random build (simcore/builds.py), each
+# the first `simulate GAME` from an empty cache on the shared 2-core AMD EPYC (2026-11-28), a slower
+# machine than the stock figures' (BENCHMARKS.md, "The first command")
+RANDOM_COMPILE_SECONDS = {"bird-weather": 25, "chimera": 180, "sky-city": 80, "ten-tricks": 30, "triatri": 160}
 
 
 def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
