@@ -2,6 +2,8 @@
 (used by the summary, the games' own tables, traps, the book, whatif and sweep)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
 from analysis import stats
@@ -96,3 +98,74 @@ def ratio_cell(row: dict, key: str, games: int, confidence: float, percent: bool
         return "—"
     interval = stats.ratio_interval(x, y, row[f"{key}:xx"], row[f"{key}:yy"], row[f"{key}:xy"], games, confidence)
     return fmt_pct_ci(x / y, interval) if percent else fmt_num_ci(x / y, interval)
+
+
+# --------------------------------------------------------------------------------------------
+# mergeable totals: the same figures from a run's rows or from its chunks' totals
+# --------------------------------------------------------------------------------------------
+# A figure here is arithmetic on exact totals (sums, minima, maxima, counts per key).  So the
+# totals of a run are the merged totals of its chunks, and ``simulate`` without ``--out``
+# reduces each chunk to its totals where it was played and never keeps a row (issue 36, item 4).
+# A figure is computed from totals by aggregating them once more (``pl.col(x).sum()`` over one
+# row is that row's value), so the same function reads the totals of a whole file and the
+# merged totals of its chunks, and gives the same bits from both.
+
+MERGE_MIN, MERGE_MAX = "min:", "max:"  # a total named so merges by its least / greatest value
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Totals of some rows: a frame of one row (``keys`` empty) or of one row per key, whose
+    other columns add up when two sets of rows are merged (a column named ``min:...`` or
+    ``max:...`` keeps the least or the greatest).  Every column is an integer."""
+
+    frame: pl.DataFrame
+    keys: tuple[str, ...] = ()
+
+    def lazy(self) -> pl.LazyFrame:
+        return self.frame.lazy()
+
+
+def _merged_column(name: str) -> pl.Expr:
+    column = pl.col(name)
+    return column.min() if name.startswith(MERGE_MIN) else column.max() if name.startswith(MERGE_MAX) else column.sum()
+
+
+def merge_totals(parts: list[dict[str, Totals]]) -> dict[str, Totals]:
+    """The totals of the union of the rows behind each of ``parts`` (dicts of the same tables):
+    integer sums, minima and maxima, so the result is exact whatever the order of the parts."""
+    merged = {}
+    for name, first in parts[0].items():
+        frame = pl.concat([part[name].frame for part in parts], how="vertical")
+        values = [_merged_column(c) for c in frame.columns if c not in first.keys]
+        merged[name] = Totals(frame.group_by(first.keys).agg(values) if first.keys else frame.select(values),
+                              first.keys)
+    return merged
+
+
+def collect_totals(plan: dict[str, tuple[tuple[str, ...], pl.LazyFrame]], streaming: bool = True) -> dict[str, Totals]:
+    """Collect a plan of lazy totals (name -> (keys, query)) together: one scan of the rows."""
+    names = list(plan)
+    engine = "streaming" if streaming else "in-memory"
+    frames = pl.collect_all([plan[name][1] for name in names], engine=engine)
+    return {name: Totals(frame, plan[name][0]) for name, frame in zip(names, frames)}
+
+
+def count(expr: pl.Expr | None = None) -> pl.Expr:
+    """A row count (of the non-null values of ``expr``, of all rows without) as Int64, so
+    that merged counts never wrap (Polars counts in UInt32)."""
+    return (pl.len() if expr is None else expr.count()).cast(pl.Int64)
+
+
+def moment_totals(name: str, value: pl.Expr) -> list[pl.Expr]:
+    """The totals ``moments`` needs for the mean and SD of an integer expression: ``<name>:n``
+    (values), ``<name>:x`` (Σx, Int64) and ``<name>:xx`` (Σx², Int128)."""
+    value = value.cast(pl.Int64)
+    return [count(value).alias(f"{name}:n"), value.sum().alias(f"{name}:x"),
+            exact_product_sum(value).alias(f"{name}:xx")]
+
+
+def moments(name: str) -> tuple[pl.Expr, pl.Expr]:
+    """Mean and SD (ddof 1) from ``moment_totals(name, ...)``, aggregating the totals: the same
+    bits as ``mean_sd`` over the rows."""
+    return mean_sd_of_totals(pl.col(f"{name}:n").sum(), pl.col(f"{name}:x").sum(), pl.col(f"{name}:xx").sum())

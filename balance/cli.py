@@ -234,13 +234,9 @@ def simulate(
     scheduler: SchedulerOpt = None,
 ):
     """Simulate GAME and print seat win shares, first-player advantage and rule-event rates."""
-    from analysis.summary import format_summary, summarize, summary_json
-    from simcore.driver import run_games
+    from analysis.summary import ChunkTotals, format_summary, summarize, summary_json, summary_of_totals
+    from simcore.driver import run_games, run_metadata
     from simcore.parts import scan_run
-
-    import tempfile
-
-    import polars as pl
 
     if games is None:
         games = 50_000_000 if precision is not None else 100_000
@@ -248,15 +244,15 @@ def simulate(
     lineup = g.lineup(strategies, players, plugin or ())
     if resume and out is None:
         raise _error("--resume needs --out: the unfinished run is kept beside its output file")
-    with tempfile.TemporaryDirectory(prefix="balance-") as scratch, _cluster(cluster, scheduler):
-        # without --out the rows still go to (temporary) chunk files, so memory stays flat, and are
-        # read from there: nobody asked to keep a run, so no Parquet is written
-        target = out if out is not None else Path(scratch) / "run.parquet"
-        result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=target,
+    # without --out no row is kept: each chunk is reduced to the summary's totals where it was
+    # played, and the summary is computed from the chunks' merged totals (the same bits)
+    reduce = ChunkTotals(run_metadata(g, setup, lineup, v, seed, games)) if out is None else None
+    with _cluster(cluster, scheduler):
+        result = run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=out,
                            progress=not quiet and not as_json, precision=precision, force=force, resume=resume,
-                           parts_only=out is None)
-        rows = scan_run(result.path) if out is not None else pl.scan_ipc(result.extra["parts"])
-        summary = summarize(rows, result.meta)
+                           reduce=reduce)
+        summary = (summarize(scan_run(result.path), result.meta) if out is not None
+                   else summary_of_totals(result.extra["reduced"], result.meta))
     games = result.meta["games"]
     played = result.extra.get("played", games)
     summary["seconds"] = result.meta["seconds"]
@@ -872,7 +868,9 @@ def bench(
             raise _error(f"--scale-games must be whole numbers separated by commas, not '{scale_games}'") from None
         if not sizes or min(sizes) < 1 or max(sizes) > 10**10 or scale_speed_games < 1:
             raise _error("--scale-games must be 1 to 10^10 games each, --scale-speed-games at least 1")
-        result = run_scale_bench(sizes, scale_speed_games, progress=not as_json)
+        from analysis.summary import ChunkTotals
+
+        result = run_scale_bench(sizes, scale_speed_games, progress=not as_json, reduce_for=ChunkTotals)
         typer.echo(json.dumps(result, indent=2) if as_json else format_scale_bench(result))
         return
     names = [game] if game else game_names()

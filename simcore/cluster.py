@@ -42,10 +42,10 @@ class Job:
     threads: int | None  # numba threads per task (None: all the worker has)
     key: str  # names the line-up build, so a worker builds it once
     folder: str | None = None  # the run's part folder, where the worker writes what it plays
-    kind: str | None = None  # the parts' format (simcore.parts.write_part)
+    reduce: object = None  # a run without rows: what each chunk is reduced to (simcore.driver.run_games)
 
 
-def make_job(game, setup, lineup, seed: int, threads: int | None, folder=None, kind=None) -> Job:
+def make_job(game, setup, lineup, seed: int, threads: int | None, folder=None, reduce=None) -> Job:
     plugins = tuple((Path(path).name, Path(path).read_bytes()) for path in lineup.plugins)
     digest = hashlib.sha256(game.name.encode())
     for name in lineup.names:
@@ -53,7 +53,7 @@ def make_job(game, setup, lineup, seed: int, threads: int | None, folder=None, k
     for name, source in plugins:
         digest.update(b"\0" + name.encode() + b"\0" + source)
     return Job(game.name, setup, tuple(lineup.names), plugins, seed, threads, digest.hexdigest()[:16],
-               None if folder is None else str(folder), kind)
+               None if folder is None else str(folder), reduce)
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,7 +93,8 @@ def _prepared(job: Job):
 
 def play_range(job: Job, start: int, n: int):
     """The task: games ``start..start+n-1`` of the job's run, written to the run's part folder
-    (``job.folder``) here on the worker: (start, n, None, tallies, the part's figures); without
+    (``job.folder``) here on the worker: (start, n, None, tallies, the part's figures), or
+    reduced here (``job.reduce``: the figures carry the reduction, no row travels); without
     a folder, or where this worker does not see it (a command's scratch folder on another
     machine), the rows go back: (start, n, columns, tallies, None).  A worker that dies
     mid-write leaves only a temporary file, and Dask plays the range again elsewhere."""
@@ -105,13 +106,17 @@ def play_range(job: Job, start: int, n: int):
         numba.set_num_threads(min(job.threads or limit, limit))
         columns = game.run_chunk(job.setup, lineup, job.seed, start, n)
         tallies = game.take_tallies()
+    if job.reduce is not None:  # outside the lock: the next range plays while this one is reduced
+        from simcore.parts import reduce_chunk
+
+        return start, n, None, tallies, reduce_chunk(job.reduce, columns, tallies)
     if job.folder is None or not Path(job.folder).is_dir():  # no output, or one this worker cannot see
         return start, n, columns, tallies, None
     from simcore.outputs import write_failure
     from simcore.parts import write_part
 
     try:  # outside the lock: the next range plays while this one is written
-        return start, n, None, tallies, write_part(Path(job.folder), start, n, columns, tallies, job.kind)
+        return start, n, None, tallies, write_part(Path(job.folder), start, n, columns, tallies)
     except OSError as exc:
         raise write_failure(Path(job.folder), exc) from None
 
@@ -126,8 +131,9 @@ class LocalExecutor:
     description = "this process"
 
     def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
-             threads: int | None, folder=None, kind=None) -> Iterator[tuple]:
-        """(start, n, columns, tallies, None) per range: the driver's writer threads write them."""
+             threads: int | None, folder=None, reduce=None) -> Iterator[tuple]:
+        """(start, n, columns, tallies, None) per range: the driver's writer threads write (or
+        reduce) them."""
         for start, n in ranges:
             columns = game.run_chunk(setup, lineup, seed, start, n)
             yield start, n, columns, game.take_tallies(), None
@@ -164,16 +170,16 @@ class DaskExecutor:
         self.checked = True
 
     def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
-             threads: int | None, folder=None, kind=None) -> Iterator[tuple]:
-        """Each range as a task; with a part folder the workers write the rows and send back
-        (start, n, None, tallies, figures)."""
+             threads: int | None, folder=None, reduce=None) -> Iterator[tuple]:
+        """Each range as a task; with a part folder the workers write the rows (with ``reduce``
+        they reduce them) and send back (start, n, None, tallies, figures)."""
         from distributed import as_completed
 
         self.check_workers()
         # a key of its own (hash=False): a scatter of equal contents would share the key of an
         # earlier run's job, which the scheduler may be releasing just then, and that run's
         # release would cancel this run's tasks ("lost dependencies")
-        job = self.client.scatter(make_job(game, setup, lineup, seed, threads, folder, kind), broadcast=True,
+        job = self.client.scatter(make_job(game, setup, lineup, seed, threads, folder, reduce), broadcast=True,
                                  hash=False)
         pending = deque(ranges)
         window = 3 * self.workers()  # per worker: one playing, one being written, one waiting

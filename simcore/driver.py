@@ -37,8 +37,8 @@ from simcore.errors import BalanceError, RunInterrupted
 from simcore.game import MAX_SEED, check_seed
 from simcore.intervals import wilson_interval
 from simcore.outputs import claim_output, make_parents, write_failure
-from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_folder, run_key_values, scan_run, split,
-                           write_part)
+from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_folder, reduce_chunk, run_key_values,
+                           scan_run, split, write_part)
 from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
@@ -175,7 +175,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
               keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
               resume: bool = False, executor=None, announce: bool | None = None,
-              checkpoints: list[int] | None = None, stop=None, parts_only: bool = False) -> RunResult:
+              checkpoints: list[int] | None = None, stop=None, reduce=None) -> RunResult:
     """Simulate games 0..games-1 of run ``seed``; write them to the run folder ``out``
     (``simcore.parts``) or return them.
 
@@ -194,11 +194,11 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     how many).  The rule's validity under repeated looks is the caller's to keep
     (analysis/skill.py judges with Bonferroni intervals).
 
-    ``parts_only`` (with ``out``, for a run nobody asked to keep: ``simulate`` without ``--out``)
-    leaves the rows in uncompressed Arrow IPC chunk files in the parts folder beside ``out``,
-    listed in play order in ``extra["parts"]``, and does not make them a run: no compression
-    for rows that are read once.  The caller reads them (``pl.scan_ipc``) and removes the
-    folder."""
+    ``reduce`` (without ``out``: ``simulate`` without ``--out``) keeps no rows at all: each
+    chunk's columns become ``reduce(columns)`` where the chunk was played (a writer thread while
+    the next chunk plays, or the Dask worker), the rows are dropped, and ``extra["reduced"]`` is
+    ``reduce.merge`` of every chunk's (a merge must not depend on the order of its parts:
+    analysis.summary.ChunkTotals, exact integer totals)."""
     if precision is not None and not 0 < precision < 0.5:
         raise BalanceError(f"--precision must be between 0 and 0.5 (0.005 = 0.5 percentage points), not {precision}")
     if games < 1:
@@ -218,6 +218,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         raise BalanceError(f"--threads must be at least 1, not {threads}")
     if resume and out is None:
         raise BalanceError("--resume needs --out: the unfinished run is found beside its output file")
+    if reduce is not None and out is not None:
+        raise ValueError("reduce is for a run without out: a run to a file keeps its rows")
     # a link is written through (the file it points to is replaced, not the link)
     out = Path(os.path.realpath(out)) if out is not None else None
     keep_frame = out is None if keep_frame is None else keep_frame
@@ -241,17 +243,15 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
                 return RunResult(meta=finished, seconds=0.0, path=out,
                                  frame=scan_run(out).collect() if keep_frame else None, extra={"played": 0})
         if out is not None:
-            parts = Parts(out, "arrow" if parts_only else "parquet")
+            parts = Parts(out)
             parts.open(config, resume)
         if isinstance(executor, LocalExecutor):  # compile or load from cache now, so the clock sees only games
             compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
             game.take_tallies()
             _check_interrupt()
-        result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision,
-                       executor, parts, meta, checkpoints, stop)
-        if parts is not None and parts_only:
-            result.extra["parts"] = [parts.path(s, parts.done[s][0]) for s in result.extra.pop("included")]
-        elif parts is not None:
+        result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame and reduce is None,
+                       precision, executor, parts, meta, checkpoints, stop, reduce)
+        if parts is not None:
             parts.publish(result.extra.pop("included"), result.meta)
             result.path = out
             if keep_frame:
@@ -269,16 +269,29 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         _restore_handlers(previous)
 
 
+MERGE_EVERY = 32  # chunk reductions held before they are merged: memory stays flat, merging stays rare
+
+
 def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision, executor, parts,
-          meta, checkpoints=None, stop_rule=None) -> RunResult:
+          meta, checkpoints=None, stop_rule=None, reduce=None) -> RunResult:
     from concurrent.futures import ThreadPoolExecutor
 
     stops = precision_checkpoints(games) if precision is not None else checkpoints or [games]
     figures: dict[int, tuple[int, dict]] = dict(parts.done) if parts is not None else {}
     frames: dict[int, pl.DataFrame] = {}
+    reduced: list = []  # chunk reductions not merged yet (with reduce)
     started = time.perf_counter()
     done = played = 0
-    writing: dict = {}  # future -> (start, n): chunks a writer thread is compressing and writing
+    writing: dict = {}  # future -> (start, n): chunks a writer thread is compressing and writing (or reducing)
+
+    def record(start: int, n: int, info: dict) -> None:
+        if reduce is not None:
+            reduced.append(info.pop("reduced"))
+            if len(reduced) >= MERGE_EVERY:
+                reduced[:] = [reduce.merge(reduced)]
+        elif parts is not None:
+            parts.record(start, n, info)
+        figures[start] = (n, info)
 
     def written(future) -> None:
         start, n = writing.pop(future)
@@ -286,15 +299,15 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
             info = future.result()
         except OSError as exc:
             raise write_failure(parts.out, exc, parts.kept()) from None
-        parts.record(start, n, info)
-        figures[start] = (n, info)
+        record(start, n, info)
 
     def drain(limit: int = 0) -> None:
         """Wait until at most ``limit`` chunks are being written, oldest first."""
         while len(writing) > limit:
             written(next(iter(writing)))
 
-    pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="balance-writer") if parts is not None else None
+    pool = (ThreadPoolExecutor(WRITERS, thread_name_prefix="balance-writer")
+            if parts is not None or reduce is not None else None)
     try:
         with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
             advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
@@ -303,13 +316,15 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
                 todo = parts.missing(done, stop, chunk_size) if parts is not None else split(done, stop, chunk_size)
                 for start, n, columns, tallies, info in executor.play(game, setup, lineup, seed, todo, threads,
                                                                       parts.folder if parts is not None else None,
-                                                                      parts.kind if parts is not None else None):
-                    if info is not None:  # a Dask worker wrote the part itself
-                        parts.record(start, n, info)
-                        figures[start] = (n, info)
+                                                                      reduce):
+                    if info is not None:  # a Dask worker wrote the part (or reduced the chunk) itself
+                        record(start, n, info)
+                    elif reduce is not None:
+                        drain(WRITERS)
+                        writing[pool.submit(reduce_chunk, reduce, columns, tallies)] = (start, n)
                     elif parts is not None:
                         drain(WRITERS)
-                        writing[pool.submit(write_part, parts.folder, start, n, columns, tallies, parts.kind)] = (start, n)
+                        writing[pool.submit(write_part, parts.folder, start, n, columns, tallies)] = (start, n)
                     else:
                         figures[start] = (n, {"wins": chunk_wins(columns), "tallies": tallies})
                         if keep_frame:
@@ -328,7 +343,7 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
         if pool is not None:  # an interrupted run keeps what its writers finish
             pool.shutdown(wait=True)
             for future in list(writing):
-                if not future.cancelled() and future.exception() is None:
+                if parts is not None and not future.cancelled() and future.exception() is None:
                     parts.record(*writing[future], future.result())
     seconds = time.perf_counter() - started
     included = sorted(s for s in figures if s < done)
@@ -343,6 +358,8 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
     meta.update(game.finish_run(setup, _sum_tallies([figures[s][1]["tallies"] for s in included])))
     # games played by this call (fewer than the run's when it finished an interrupted one)
     result = RunResult(meta=meta, seconds=seconds, extra={"included": included, "played": played})
+    if reduce is not None:  # every chunk played is included: a run without parts stops only at a checkpoint
+        result.extra["reduced"] = reduce.merge(reduced) if reduced else None
     if frames:
         ordered = [frames[s] for s in included]
         result.frame = pl.concat(ordered) if len(ordered) > 1 else ordered[0]

@@ -20,8 +20,8 @@ renamed into place when complete, so the parts present are a durable record of t
 (``--resume`` reads it).  At the end the manifest makes way for ``_run.parquet`` and the folder
 is renamed to the target in one step: the run appears complete or not at all.
 
-``simulate`` without ``--out`` keeps its rows in uncompressed Arrow IPC parts instead
-(``kind="arrow"``), in a scratch folder that is removed after the summary has read them.
+``simulate`` without ``--out`` writes no parts: each chunk is reduced to the summary's totals
+where it was played (``simcore.driver.run_games(reduce=)``).
 
 Nothing here compiles or is imported by compiled code: editing it keeps the compile cache.
 """
@@ -41,7 +41,7 @@ from simcore.outputs import write_failure
 META_KEY = "balance"  # the run's metadata, in _run.parquet (and in a single-file run of before)
 PART_KEY = "balance_part"  # a part's own figures (win sums, run-level tallies) in its footer
 RUN_FILE = "_run.parquet"  # the run's metadata and columns, no rows
-PART_NAME = re.compile(r"part-(\d{20})-(\d{20})\.(parquet|arrow)")
+PART_NAME = re.compile(r"part-(\d{20})-(\d{20})\.parquet")
 CONFIG_ORDER = ("game", "players", "seed", "games", "precision", "strategies", "plugins", "variant", "rules",
                 "engine", "version", "schema")  # the order a refused --resume names a difference in
 PART_LEVEL = 1  # zstd level of a part: 26 B a BIRD & WEATHER game, about 72 ms of one core per 262,144 games
@@ -52,8 +52,8 @@ def parts_folder(out: Path) -> Path:
     return out.parent / f".{out.name}.parts"
 
 
-def part_name(start: int, n: int, kind: str) -> str:
-    return f"part-{start:020d}-{n:020d}.{kind}"
+def part_name(start: int, n: int) -> str:
+    return f"part-{start:020d}-{n:020d}.parquet"
 
 
 def chunk_wins(columns: dict[str, np.ndarray]) -> list[float]:
@@ -63,7 +63,14 @@ def chunk_wins(columns: dict[str, np.ndarray]) -> list[float]:
     return [float(columns[f"share_{s}"].astype(np.float64).sum()) for s in seats]
 
 
-def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray], tallies, kind: str) -> dict:
+def reduce_chunk(reduce, columns: dict[str, np.ndarray], tallies) -> dict:
+    """A chunk of a run that keeps no rows (``simcore.driver.run_games(reduce=)``): its figures,
+    as a part's, with ``reduce(columns)`` in place of a file.  On a writer thread or a Dask
+    worker, like ``write_part``."""
+    return {"wins": chunk_wins(columns), "tallies": tallies, "reduced": reduce(columns)}
+
+
+def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray], tallies) -> dict:
     """Write games start..start+n-1 of a run as one part file in ``folder`` and return the
     chunk's figures (also in the file's footer).  Called on a writer thread or a Dask worker:
     Polars and pyarrow let go of the interpreter while they encode and write, so this runs
@@ -74,19 +81,10 @@ def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray],
     figures = {"wins": chunk_wins(columns), "tallies": tallies}
     staged = Path(folder) / f".part-{start:020d}.{os.getpid()}.{id(columns):x}.tmp"
     try:
-        if kind == "parquet":
-            pl.DataFrame(columns).write_parquet(staged, compression="zstd", compression_level=PART_LEVEL,
-                                                statistics=False, data_page_size=PART_PAGE,
-                                                metadata={PART_KEY: json.dumps(figures)})
-        else:  # uncompressed Arrow IPC: written at memory speed, read once and removed
-            import pyarrow as pa
-            import pyarrow.ipc  # noqa: F401
-
-            batch = pa.record_batch([pa.array(column) for column in columns.values()], names=list(columns))
-            schema = batch.schema.with_metadata({PART_KEY: json.dumps(figures)})
-            with pa.OSFile(str(staged), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
-                writer.write_batch(batch)
-        os.replace(staged, Path(folder) / part_name(start, n, kind))
+        pl.DataFrame(columns).write_parquet(staged, compression="zstd", compression_level=PART_LEVEL,
+                                            statistics=False, data_page_size=PART_PAGE,
+                                            metadata={PART_KEY: json.dumps(figures)})
+        os.replace(staged, Path(folder) / part_name(start, n))
     except BaseException as exc:
         staged.unlink(missing_ok=True)
         if isinstance(exc, (pl.exceptions.PolarsError, ValueError)):  # a full disk, as Polars or pyarrow say it
@@ -97,26 +95,17 @@ def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray],
 
 def part_figures(path: Path) -> dict:
     """The figures a part file carries in its footer."""
-    if path.suffix == ".parquet":
-        import polars as pl
+    import polars as pl
 
-        return json.loads(pl.read_parquet_metadata(path)[PART_KEY])
-    else:
-        import pyarrow as pa
-        import pyarrow.ipc  # noqa: F401
-
-        with pa.OSFile(str(path)) as source:
-            metadata = pa.ipc.open_file(source).schema.metadata or {}
-        return json.loads(metadata[PART_KEY.encode()])
+    return json.loads(pl.read_parquet_metadata(path)[PART_KEY])
 
 
 class Parts:
     """The folder a run writes its chunks to: ``manifest.json`` (the run's configuration) and one
     part file per finished chunk (``write_part``)."""
 
-    def __init__(self, out: Path, kind: str = "parquet"):
+    def __init__(self, out: Path):
         self.out = out
-        self.kind = kind
         self.folder = parts_folder(out)
         self.done: dict[int, tuple[int, dict]] = {}  # start -> (games, the part's figures)
         self.mine = False  # made (or taken over) by this run: it may remove it
@@ -159,9 +148,9 @@ class Parts:
                                f"command {_short(config.get(key))}; give the same command, or --force to start over")
         for path in self.folder.iterdir():
             match = PART_NAME.fullmatch(path.name)
-            if match is None or match.group(3) != self.kind:
+            if match is None:
                 if path.name != "manifest.json":
-                    path.unlink(missing_ok=True)  # an unfinished write, or a part of another kind
+                    path.unlink(missing_ok=True)  # an unfinished write
                 continue
             try:
                 figures = part_figures(path)
@@ -174,7 +163,7 @@ class Parts:
         return sum(n for n, _ in self.done.values())
 
     def path(self, start: int, n: int) -> Path:
-        return self.folder / part_name(start, n, self.kind)
+        return self.folder / part_name(start, n)
 
     def record(self, start: int, n: int, figures: dict) -> None:
         self.done[start] = (n, figures)

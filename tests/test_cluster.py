@@ -136,6 +136,10 @@ def test_bench_scale_reports_memory_and_speedups():
                 "ratio_all_threads", "projected_share"):
         assert result[key] > 0
     assert len(result["load_average"]) == 3
+    without = result["without_out"]  # the same without a file: `balance simulate` of each size, no --out
+    assert [m["games"] for m in without["memory"]] == [20_000, 80_000]
+    assert all(m["peak_mb"] > 50 and m["play_seconds"] > 0 for m in without["memory"])
+    assert without["peak_ratio"] < 1.2 and without["ratio_1_thread"] > 0 and without["ratio_all_threads"] > 0
 
 
 def test_scheduler_address_with_dask_scheduler_and_workers(tmp_path):
@@ -272,9 +276,9 @@ def test_a_worker_that_does_not_see_the_folder_sends_rows_and_unseen_parts_are_r
     lineup = game.lineup("random", 3)
     folder = tmp_path / "seen"
     folder.mkdir()
-    start, n, columns, _, figures = play_range(make_job(game, setup, lineup, 4, 1, folder, "parquet"), 100, 50)
+    start, n, columns, _, figures = play_range(make_job(game, setup, lineup, 4, 1, folder), 100, 50)
     assert columns is None and (folder / f"part-{100:020d}-{50:020d}.parquet").is_file()
-    start, n, columns, _, info = play_range(make_job(game, setup, lineup, 4, 1, tmp_path / "unseen", "parquet"), 100, 50)
+    start, n, columns, _, info = play_range(make_job(game, setup, lineup, 4, 1, tmp_path / "unseen"), 100, 50)
     assert info is None and len(columns["game"]) == 50 and not (tmp_path / "unseen").exists()
     assert figures["wins"] == [float(columns[f"share_{s}"].astype("float64").sum()) for s in range(3)]
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import simcore
 from analysis import stats
@@ -169,3 +171,87 @@ def test_mean_and_sd_from_exact_totals():
             assert row["sd"] is None
         else:
             assert row["sd"] == pytest.approx(float(np.std(values.astype(np.float64), ddof=1)), rel=1e-12), name
+
+
+def test_a_run_without_rows_has_the_summary_of_its_rows(runs):
+    """``simulate`` without ``--out`` keeps no row: each chunk is reduced to the summary's totals
+    on a writer thread and the totals are merged (``MERGE_EVERY`` at a time, so more chunks than
+    that go through a merge of merges).  The summary from the merged totals is the summary of the
+    same games' rows, to the bit, for every game."""
+    from analysis.summary import ChunkTotals, summary_of_totals
+    from simcore.driver import MERGE_EVERY, run_games
+    from simcore.game import get_game
+
+    chunk = GAMES // (MERGE_EVERY + 10)  # more chunks than one merge holds, the last one short
+    for game, players in RUNS:
+        frame, meta = load(runs[game])
+        g = get_game(game)
+        setup = g.setup(players, g.variant())
+        lineup = g.lineup(None, players)
+        result = run_games(g, setup, lineup, g.variant(), 11, GAMES, chunk_size=chunk, progress=False,
+                           reduce=ChunkTotals(meta))
+        assert result.frame is None and result.path is None, game  # no rows, no file
+        assert summary_json(summary_of_totals(result.extra["reduced"], result.meta)) == summary_json(summarize(frame, meta)), game
+
+
+def test_a_dask_task_reduces_its_chunk_and_sends_no_rows(runs):
+    """The worker's side of a run without rows (``play_range`` in this process): the chunk comes
+    back as its totals, no columns, and those totals are the totals of the chunk's rows."""
+    from analysis.exact import merge_totals
+    from analysis.summary import ChunkTotals, summary_plan
+    from analysis.exact import collect_totals
+    from simcore.cluster import make_job, play_range
+    from simcore.game import get_game
+
+    frame, meta = load(runs["ten-tricks"])
+    g = get_game("ten-tricks")
+    setup = g.setup(4, g.variant())
+    start, n, columns, _, info = play_range(make_job(g, setup, g.lineup(None, 4), 11, 1,
+                                                     reduce=ChunkTotals(meta)), 700, 300)
+    assert columns is None and (start, n) == (700, 300)
+    expected = collect_totals(summary_plan(frame.slice(700, 300), meta))
+    reduced = merge_totals([info["reduced"]])  # one row per key, in key order, as expected's merged
+    for name, totals in merge_totals([expected]).items():
+        assert reduced[name].frame.sort(totals.keys or "games").equals(totals.frame.sort(totals.keys or "games")), name
+
+
+@st.composite
+def _rows_and_cuts(draw):
+    """Rows a summary can read (seats' scores, shares that share one win among the top scores,
+    one event per game) and where a run's chunks would cut them."""
+    players = draw(st.integers(2, 5))
+    games = draw(st.integers(1, 60))
+    scores = draw(st.lists(st.lists(st.integers(-300, 300), min_size=players, max_size=players),
+                           min_size=games, max_size=games))
+    events = draw(st.lists(st.integers(0, 9), min_size=games, max_size=games))
+    cuts = sorted(draw(st.sets(st.integers(1, max(games - 1, 1)), max_size=8)) - {games})
+    order = draw(st.permutations(range(len(cuts) + 1)))
+    columns = {"game": np.arange(games, dtype=np.uint64)}
+    table = np.array(scores, dtype=np.int16).reshape(games, players)
+    top = table == table.max(axis=1, keepdims=True)
+    shares = (top / top.sum(axis=1, keepdims=True)).astype(np.float32)
+    for s in range(players):
+        columns[f"score_{s}"] = table[:, s].copy()
+    for s in range(players):
+        columns[f"share_{s}"] = shares[:, s].copy()
+    columns["storms"] = np.array(events, dtype=np.uint8)
+    meta = {"game": "synthetic", "title": "Synthetic", "players": players, "games": games, "assumed": [],
+            "events": [{"column": "storms", "label": "storms", "per": "game"}], "unit_columns": {}}
+    return columns, meta, cuts, order
+
+
+@settings(max_examples=40, deadline=None)
+@given(_rows_and_cuts())
+def test_merged_chunk_totals_give_the_rows_summary_whatever_the_cuts_and_order(case):
+    """Property: cut the rows into chunks anywhere, reduce each (``ChunkTotals``) and merge them in
+    any order, even merges of merges: the summary is the rows' summary, to the bit."""
+    from analysis.exact import merge_totals
+    from analysis.summary import ChunkTotals, summary_of_totals
+
+    columns, meta, cuts, order = case
+    bounds = [0, *cuts, len(columns["game"])]
+    chunks = [ChunkTotals(meta)({k: v[a:b] for k, v in columns.items()}) for a, b in zip(bounds, bounds[1:])]
+    shuffled = [chunks[i] for i in order]
+    merged = merge_totals([merge_totals(shuffled[:2]), *shuffled[2:]]) if len(shuffled) > 2 else merge_totals(shuffled)
+    assert (summary_json(summary_of_totals(merged, meta))
+            == summary_json(summarize(pl.DataFrame(columns).lazy(), meta)))

@@ -1,31 +1,63 @@
-"""Chimera Tricks's own balance tables (``balance report``, ``summarize``): figures computed from a
-run's rows, a polars LazyFrame, so that pooled shards give the same answer as one file."""
+"""Chimera Tricks's own balance tables (``balance report``, ``summarize``): exact totals of a run's
+rows (``totals``), so that pooled shards and merged chunks give the same answer as one file, and
+the tables from them (``figures``); analysis/figures/__init__.py says how the two meet."""
 import math
 
 import polars as pl
 
 from analysis import stats
 from analysis.cells import fmt_num_ci, fmt_p, fmt_pp, seat_labels
-from analysis.exact import mean_sd, ratio_cell, ratio_totals
+from analysis.exact import count, moment_totals, moments, ratio_cell, ratio_totals
 from simcore.games.chimera import rules as cm
 
 
-def figures(frame, meta: dict, confidence: float) -> list[dict]:
+def totals(frame, meta: dict) -> dict:
     p = meta["players"]
     needed = ["tricks", "hand_score_sq", "passed_not_last", "won_at_0", "conversion_points"]
     needed += [f"value_{s}" for s in range(p)]
     schema = frame.collect_schema()
     if any(c not in schema for c in needed):
-        return []
-    # every per-game figure below is an integer, so every total is an exact integer sum: the
-    # same bits on every call whatever the threads (analysis.summary, "exact totals")
+        return {}
+    # every per-game figure below is an integer, so every total is an exact integer sum: the same
+    # bits on every call whatever the threads (analysis.summary, "exact totals")
     col = lambda c: pl.col(c).cast(pl.Int64)  # noqa: E731
     total = sum(col(f"score_{s}") for s in range(p))
     # p² times the variance over the seats within one game, of the players' totals and of the
     # hands' scores (which add up to the same total)
     spread = {"players_var": p * sum(col(f"score_{s}") * col(f"score_{s}") for s in range(p)) - total * total,
               "hands_var": p * col("hand_score_sq") - total * total}
-    rank_columns = [c for c in cm.COUNTER_NAMES if c.startswith("won_at_")]
+    rank_columns = _rank_columns()
+    base = frame.with_columns(
+        players_var=spread["players_var"], hands_var=spread["hands_var"],
+        crystal_wins=col("crystals_taken") + col("crystals_missed"),
+        single_wins=col("tricks") - col("sum_wins") - col("chimera_wins"),
+        **{f"won_up_to_{k}": pl.sum_horizontal([col(c) for c in rank_columns[:k + 1]])
+           for k in range(len(rank_columns))},
+        **{f"conversion_gain_{s}": col(f"score_{s}") - col(f"value_{s}") for s in range(p)})
+    exprs = [count().alias("games")]
+    for key, (x, y) in _pairs(rank_columns).items():
+        exprs += ratio_totals(key, pl.col(x), pl.col(y))
+    for c in _means(p):
+        exprs += moment_totals(c, pl.col(c))
+    # A game's spread (SD over the seats) is sqrt(p² variance) / p, not an integer, and a float
+    # sum of those would depend on the order the threads add them in.  p² variance is a small
+    # integer (about 1,500 distinct values in 40,000 four-player games), so count the games at
+    # each value (exact), then add the roots up in Python with math.fsum, which is correctly
+    # rounded whatever the order of the terms.
+    plan = {"totals": ((), base.select(exprs))}
+    for variance in SPREADS.values():
+        plan[variance] = ((variance,), base.group_by(variance).agg(count().alias("games")))
+    return plan
+
+
+SPREADS = {"players_sd": "players_var", "hands_sd": "hands_var"}
+
+
+def _rank_columns() -> list[str]:
+    return [c for c in cm.COUNTER_NAMES if c.startswith("won_at_")]
+
+
+def _pairs(rank_columns: list[str]) -> dict[str, tuple[str, str]]:
     pairs = {"spread": ("players_var", "hands_var"),
              "crystal_wins/tricks": ("crystal_wins", "tricks"),
              "missed/crystal_wins": ("crystals_missed", "crystal_wins"),
@@ -40,33 +72,28 @@ def figures(frame, meta: dict, confidence: float) -> list[dict]:
     # the cumulative share (won at rank k or lower) is a ratio of totals like the others, so
     # it gets the same game-clustered interval
     pairs.update({f"up_to_{k}/tricks": (f"won_up_to_{k}", "tricks") for k in range(len(rank_columns))})
-    base = frame.with_columns(
-        players_var=spread["players_var"], hands_var=spread["hands_var"],
-        crystal_wins=col("crystals_taken") + col("crystals_missed"),
-        single_wins=col("tricks") - col("sum_wins") - col("chimera_wins"),
-        **{f"won_up_to_{k}": pl.sum_horizontal([col(c) for c in rank_columns[:k + 1]])
-           for k in range(len(rank_columns))},
-        **{f"conversion_gain_{s}": col(f"score_{s}") - col(f"value_{s}") for s in range(p)})
-    exprs = [pl.len().alias("games")]
-    for key, (x, y) in pairs.items():
-        exprs += ratio_totals(key, pl.col(x), pl.col(y))
+    return pairs
+
+
+def _means(p: int) -> list[str]:
     means = ["crystals_taken", "conversion_points"]
     for s in range(p):
         means += [f"grimoires_{s}", f"value_{s}", f"crystals_{s}", f"conversion_gain_{s}", f"score_{s}"]
-    for c in means:
-        m, sd = mean_sd(pl.col(c))
-        exprs += [m.alias(f"{c}:mean"), sd.alias(f"{c}:sd")]
-    # A game's spread (SD over the seats) is sqrt(p² variance) / p, not an integer, and a float
-    # sum of those would depend on the order the threads add them in.  p² variance is a small
-    # integer (about 1,500 distinct values in 40,000 four-player games), so count the games at
-    # each value (exact), then add the roots up in Python with math.fsum, which is correctly
-    # rounded whatever the order of the terms.
-    spreads = {"players_sd": "players_var", "hands_sd": "hands_var"}
-    counted = [base.group_by(variance).agg(pl.len().alias("games")) for variance in spreads.values()]
-    totals, *spread_counts = pl.collect_all([base.select(exprs), *counted], engine="streaming")
-    row = totals.row(0, named=True)
+    return means
+
+
+def figures(totals: dict, meta: dict, confidence: float) -> list[dict]:
+    p = meta["players"]
+    rank_columns = _rank_columns()
+    sums = [pl.col(c).sum() for key in _pairs(rank_columns)
+            for c in (f"{key}:x", f"{key}:y", f"{key}:xx", f"{key}:yy", f"{key}:xy")]
+    for c in _means(p):
+        m, sd = moments(c)
+        sums += [m.alias(f"{c}:mean"), sd.alias(f"{c}:sd")]
+    row = totals["totals"].lazy().select(pl.col("games").sum(), *sums).collect().row(0, named=True)
     games = int(row["games"])
-    for (name, variance), counts in zip(spreads.items(), spread_counts):
+    for name, variance in SPREADS.items():
+        counts = totals[variance].lazy().group_by(variance).agg(pl.col("games").sum()).collect()
         weights = counts["games"].to_list()
         values = [math.sqrt(max(v, 0)) / p for v in counts[variance].to_list()]
         centre = math.fsum(w * v for w, v in zip(weights, values)) / games if games else None

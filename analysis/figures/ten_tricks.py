@@ -1,40 +1,41 @@
-"""10 TRICKS LATER's own balance tables (``balance report``, ``summarize``): figures computed from a
-run's rows, a polars LazyFrame, so that pooled shards give the same answer as one file."""
+"""10 TRICKS LATER's own balance tables (``balance report``, ``summarize``): exact totals of a run's
+rows (``totals``), so that pooled shards and merged chunks give the same answer as one file, and
+the tables from them (``figures``); analysis/figures/__init__.py says how the two meet."""
 import polars as pl
 
 from analysis import stats
 from analysis.cells import fmt_num_ci, fmt_p, fmt_pct_ci
-from analysis.exact import (
-    SHARE_UNITS,
-    exact_sum,
-    mean_sd,
-    ratio_cell,
-    ratio_totals,
-    share_units,
-)
+from analysis.exact import SHARE_UNITS, count, exact_sum, moment_totals, moments, ratio_cell, ratio_totals, share_units
+
+PAIRS = {"attacks/rounds": ("attacks", "rounds"), "lost/attacks": ("survivors_lost", "attacks"),
+         "taken/rounds": ("survivors_taken", "rounds"), "rescued/taken": ("survivors_rescued", "survivors_taken"),
+         "lost/taken": ("survivors_lost", "survivors_taken"), "left/taken": ("left", "survivors_taken")}
 
 
-def figures(frame, meta: dict, confidence: float) -> list[dict]:
-
+def totals(frame, meta: dict) -> dict:
     needed = ("rounds", "attacks", "survivors_lost", "survivors_taken", "survivors_rescued", "swap_points",
               "stayed")
     if any(c not in frame.collect_schema() for c in needed):
-        return []
+        return {}
     # every per-game figure is an integer, so every total is an exact integer sum: the same
     # bits on every call whatever the threads (analysis.summary, "exact totals")
     col = lambda c: pl.col(c).cast(pl.Int64)  # noqa: E731
-    pairs = {"attacks/rounds": ("attacks", "rounds"), "lost/attacks": ("survivors_lost", "attacks"),
-             "taken/rounds": ("survivors_taken", "rounds"), "rescued/taken": ("survivors_rescued", "survivors_taken"),
-             "lost/taken": ("survivors_lost", "survivors_taken"),
-             "left/taken": ("left", "survivors_taken")}
     base = frame.with_columns(left=col("survivors_taken") - col("survivors_rescued") - col("survivors_lost"))
-    rounds_mean, rounds_sd = mean_sd(pl.col("rounds"))
-    exprs = [pl.len().alias("games"), rounds_mean.alias("rounds_mean"), rounds_sd.alias("rounds_sd")]
-    for key, (x, y) in pairs.items():
+    exprs = [count().alias("games"), *moment_totals("rounds", pl.col("rounds"))]
+    for key, (x, y) in PAIRS.items():
         exprs += ratio_totals(key, pl.col(x), pl.col(y))
     for c in ("swaps", "swap_points", "swap_points_sq", "stayed", "stayed_points", "stayed_points_sq"):
         exprs.append(exact_sum(pl.col(c)).alias(c))
-    row = base.select(exprs).collect(engine="streaming").row(0, named=True)
+    # seat 0's wins per game length in exact 840ths, divided in Python (analysis.summary.exact_wins)
+    length = frame.group_by("rounds").agg(count().alias("n"), share_units(pl.col("share_0")).sum().alias("seat0"))
+    return {"flow": ((), base.select(exprs)), "length": (("rounds",), length)}
+
+
+def figures(totals: dict, meta: dict, confidence: float) -> list[dict]:
+    flow = totals["flow"].lazy()
+    rounds_mean, rounds_sd = moments("rounds")
+    sums = [pl.col(c).sum() for c in flow.collect_schema() if not c.startswith("rounds:")]
+    row = flow.select(*sums, rounds_mean.alias("rounds_mean"), rounds_sd.alias("rounds_sd")).collect().row(0, named=True)
     games = int(row["games"])
 
     def ratio(key, percent=False):
@@ -78,9 +79,8 @@ def figures(frame, meta: dict, confidence: float) -> list[dict]:
             "headers": ["seat-rounds", "count", "mean round score [95% CI]"],
             "rows": swap_rows}
 
-    # seat 0's wins per game length in exact 840ths, divided in Python (analysis.summary.exact_wins)
-    length = (frame.group_by("rounds").agg(n=pl.len(), seat0=share_units(pl.col("share_0")).sum())
-              .sort("rounds").collect(engine="streaming"))
+    length = (totals["length"].lazy().group_by("rounds").agg(pl.col("n").sum(), pl.col("seat0").sum())
+              .sort("rounds").collect())
     length_rows = [[str(r["rounds"]), f"{r['n']:,}",
                     fmt_pct_ci(r["n"] / games, stats.wilson_interval(r["n"], games, confidence)),
                     fmt_pct_ci(r["seat0"] / SHARE_UNITS / r["n"],

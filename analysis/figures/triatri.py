@@ -1,17 +1,17 @@
-"""TriATri's own balance tables (``balance report``, ``summarize``): figures computed from a
-run's rows, a polars LazyFrame, so that pooled shards give the same answer as one file."""
+"""TriATri's own balance tables (``balance report``, ``summarize``): exact totals of a run's rows
+(``totals``), so that pooled shards and merged chunks give the same answer as one file, and the
+tables from them (``figures``); analysis/figures/__init__.py says how the two meet."""
 import polars as pl
 
 from analysis import stats
 from analysis.cells import fmt_num_ci, fmt_pct_ci
-from analysis.exact import SHARE_UNITS, mean_sd, share_units
+from analysis.exact import SHARE_UNITS, moment_totals, moments, share_units
 
 
-def figures(frame, meta: dict, confidence: float) -> list[dict]:
-
+def totals(frame, meta: dict) -> dict:
     players = meta["players"]
     if any(f"gems_{s}" not in frame.collect_schema() for s in range(players)):
-        return []
+        return {}
     seats = pl.concat([frame.select(pl.col(f"gems_{s}").cast(pl.Int64).alias("gems"),
                                     pl.col(f"score_{s}").cast(pl.Int64).alias("score"),
                                     pl.col(f"share_{s}").alias("share"))
@@ -21,12 +21,19 @@ def figures(frame, meta: dict, confidence: float) -> list[dict]:
     low = pl.min_horizontal(colour)
     # exact integer totals per pattern: the same bits on every call whatever the threads
     # (analysis.summary, "exact totals"); wins stay in 840ths until Python divides them
-    score_mean, score_sd = mean_sd(pl.col("score"))
-    table = (seats.with_columns(high=high, low=low, mid=pl.sum_horizontal(colour) - high - low)
-             .group_by("high", "mid", "low")
-             .agg(n=pl.len(), mean=score_mean, sd=score_sd, wins=share_units(pl.col("share")).sum())
+    patterns = (seats.with_columns(high=high, low=low, mid=pl.sum_horizontal(colour) - high - low)
+                .group_by("high", "mid", "low")
+                .agg(*moment_totals("score", pl.col("score")), share_units(pl.col("share")).sum().alias("wins")))
+    return {"patterns": (("high", "mid", "low"), patterns)}
+
+
+def figures(totals: dict, meta: dict, confidence: float) -> list[dict]:
+    score_mean, score_sd = moments("score")
+    table = (totals["patterns"].lazy().group_by("high", "mid", "low")
+             .agg(pl.col("score:n").sum().alias("n"), score_mean.alias("mean"), score_sd.alias("sd"),
+                  pl.col("wins").sum())
              .sort(["n", "high", "mid", "low"], descending=True)
-             .collect(engine="streaming"))
+             .collect())
     total = int(table["n"].sum())
     rows = []
     for r in table.head(15).iter_rows(named=True):
