@@ -300,7 +300,9 @@ class Game:
         kernels = importlib.import_module(self.kernels_module)
         seat_ids = np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64)
         if plugins:
-            kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions)
+            builtin = seat_ids < strategies.PLUGIN_BASE
+            kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions,
+                                   random_seats=bool((seat_ids[builtin] == strategies.RANDOM).all()))
         elif (seat_ids == strategies.RANDOM).all():  # compiles the random player alone (simcore/builds.py)
             kernels = random_build(strategies, kernels)
         return Lineup(tuple(names), seat_ids, params, kernels, tuple(p.path for p in plugins))

@@ -73,7 +73,7 @@ def reduce_chunk(reduce, columns: dict[str, np.ndarray], tallies) -> dict:
 def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray], tallies) -> dict:
     """Write games start..start+n-1 of a run as one part file in ``folder`` and return the
     chunk's figures (also in the file's footer).  Called on a writer thread or a Dask worker:
-    Polars and pyarrow let go of the interpreter while they encode and write, so this runs
+    Polars lets go of the interpreter while it encodes and writes, so this runs
     beside the next chunk's play loop.  The file is written under a name of its own and renamed
     into place when complete; a failed write is an ``OSError`` for the caller to report."""
     import polars as pl
@@ -87,7 +87,7 @@ def write_part(folder: Path, start: int, n: int, columns: dict[str, np.ndarray],
         os.replace(staged, Path(folder) / part_name(start, n))
     except BaseException as exc:
         staged.unlink(missing_ok=True)
-        if isinstance(exc, (pl.exceptions.PolarsError, ValueError)):  # a full disk, as Polars or pyarrow say it
+        if isinstance(exc, (pl.exceptions.PolarsError, ValueError)):  # a full disk, as Polars says it
             raise OSError(str(exc)) from exc
         raise
     return figures

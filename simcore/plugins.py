@@ -238,9 +238,20 @@ def _check_helpers() -> dict:
     def _put_back_impl(x, before):
         if not checked(x):
             return lambda x, before: None
-
-        def impl(x, before):
-            x[...] = before
+        # element by element where the shape is known: ``x[...] = before`` compiles NumPy's
+        # broadcasting and its shape-error message, 6 of a plug-in build's 50 s (BENCHMARKS.md)
+        if x.ndim == 1:
+            def impl(x, before):
+                for i in range(x.shape[0]):
+                    x[i] = before[i]
+        elif x.ndim == 2:
+            def impl(x, before):
+                for i in range(x.shape[0]):
+                    for j in range(x.shape[1]):
+                        x[i, j] = before[i, j]
+        else:
+            def impl(x, before):
+                x[...] = before
         return impl
 
     @overload(_ndim)
@@ -262,28 +273,61 @@ def _check_helpers() -> dict:
 _BUILDS: dict[str, ModuleType] = {}
 
 
-def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plugin], decisions: dict) -> ModuleType:
+def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plugin], decisions: dict,
+                 random_seats: bool = False) -> ModuleType:
     """The play loop of ``kernels`` with ``plugins`` wired into ``strategies``' dispatch: built
-    once per process, compiled once per machine (see the module docstring)."""
+    once per process, compiled once per machine (see the module docstring).
+
+    ``random_seats`` (every seat that is not a plug-in is random, as in docs/strategies.md's
+    examples): the dispatch knows only the plug-ins and the random player, so no heuristic or
+    search code is linked into the loop and compiled again at each edit of a plug-in (the
+    random build's idea, simcore/builds.py; BENCHMARKS.md, "The first command").  The same
+    branches the full dispatch takes for those seats, so the same rows (tests/test_builds.py)."""
     from simcore.cache import CACHE_ROOT, FINGERPRINT
 
     digest = hashlib.sha1(FINGERPRINT.encode())
     for plugin in plugins:
         digest.update(plugin.name.encode() + b"\0" + Path(plugin.path).read_bytes() + b"\0")
     key = digest.hexdigest()[:16]
-    if key not in _BUILDS:
+    built = f"{key}-random" if random_seats else key
+    if built not in _BUILDS:
         folder = CACHE_ROOT / "plugin-builds" / key
         injected = build_dispatch(decisions, plugins, strategies)
-        strategy_copy = module_copy(strategies, folder, f"strategies_{key}", injected)
-        changed = reuse_stock(strategy_copy, strategies, set(injected))
-        kernel_copy = module_copy(kernels, folder, f"kernel_{key}", {"__strategies__": strategy_copy})
+        if random_seats:
+            dispatch = _random_or_plugin(strategies, injected)
+            kernel_copy = module_copy(kernels, folder, f"kernel_{key}_random", {"__strategies__": dispatch})
+            decisions_reached = {f"choose_{decision}" for decision in strategies.PLUGIN_DECISIONS}
+        else:
+            dispatch = module_copy(strategies, folder, f"strategies_{key}", injected)
+            decisions_reached = reuse_stock(dispatch, strategies, set(injected))
+            kernel_copy = module_copy(kernels, folder, f"kernel_{key}", {"__strategies__": dispatch})
         # the play loop's names bound to a strategy function the plug-ins reach (choose_play ...)
         bound = {name for name, value in vars(kernel_copy).items()
-                 if any(value is getattr(strategy_copy, f, None) for f in changed)}
+                 if any(value is getattr(dispatch, f, None) for f in decisions_reached)}
         reuse_stock(kernel_copy, kernels, bound | {"strategy", "__strategies__"})
         kernel_copy.__balance_plugins__ = tuple(plugins)  # what check_writes seats
-        _BUILDS[key] = kernel_copy
-    return _BUILDS[key]
+        _BUILDS[built] = kernel_copy
+    return _BUILDS[built]
+
+
+def _random_or_plugin(strategies: ModuleType, injected: dict) -> ModuleType:
+    """The stock strategies module's names, its decisions made by the random player (a seat of
+    id RANDOM) or by the plug-ins' dispatchers (every other seat, as in the stock dispatch)."""
+    from numba import njit
+
+    dispatch = ModuleType(f"{strategies.__name__}_random_or_plugin")
+    dispatch.__dict__.update({name: value for name, value in vars(strategies).items() if not name.startswith("__")})
+    dispatch.__dict__.update(injected)
+    for decision, args in strategies.PLUGIN_DECISIONS.items():
+        namespace = {f"random_{decision}": getattr(strategies, f"random_{decision}"),
+                     f"plugin_{decision}": injected[f"plugin_{decision}"],
+                     "RANDOM": strategies.RANDOM, "PLUGIN_BASE": strategies.PLUGIN_BASE}
+        # generated from the game's own argument list (PLUGIN_DECISIONS), as the dispatchers are
+        exec(f"def choose_{decision}(strategy, {args}):\n"
+             f"    if strategy == RANDOM:\n        return random_{decision}({args})\n"
+             f"    return plugin_{decision}(strategy - PLUGIN_BASE, {args})", namespace)
+        setattr(dispatch, f"choose_{decision}", njit(inline="always")(namespace[f"choose_{decision}"]))
+    return dispatch
 
 
 def _names_used(code) -> set[str]:

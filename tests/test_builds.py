@@ -47,3 +47,44 @@ def test_the_random_builds_decisions_call_the_random_player_alone(name):
     for decision in stock.PLUGIN_DECISIONS:
         assert lean.__dict__[f"choose_{decision}"].py_func.__code__.co_names == (f"random_{decision}",)
         assert getattr(lean, f"random_{decision}") is getattr(stock, f"random_{decision}")
+
+
+PLUGINS = {"bird-weather": "examples/plugins/low_ones.py", "ten-tricks": "examples/plugins/ten-tricks-low-survivor.py"}
+
+
+@pytest.mark.parametrize("name", sorted(PLUGINS))
+def test_a_plug_in_among_random_seats_plays_a_build_without_the_other_players_and_the_same_rows(name):
+    """A plug-in among random seats (docs/strategies.md's examples) plays a plug-in build whose
+    dispatch knows only the random player and the plug-ins: the rows and logs of the full
+    plug-in build, whose dispatch holds every built-in player too.  A plug-in beside any other
+    built-in player plays the full build."""
+    from pathlib import Path
+
+    from simcore.plugins import load_plugin, plugin_build
+
+    game = get_game(name)
+    path = str(Path(__file__).resolve().parent.parent / PLUGINS[name])
+    plugin = load_plugin(path)
+    players = game.player_counts[0]
+    names = [plugin.name] + ["random"] * (players - 1)
+    lineup = game.lineup(",".join(names), players, [path])
+    assert lineup.kernels.__name__.endswith("_random")
+    stock = importlib.import_module(game.kernels_module)
+    full = plugin_build(game.strategy_module(), stock, [plugin], game.plugin_decisions)
+    assert not full.__name__.endswith("_random")
+    assert [p.name for p in full.__balance_plugins__] == [p.name for p in lineup.kernels.__balance_plugins__]
+    setup = game.setup(players, game.variant())
+    built = game.run_chunk(setup, lineup, 5, 10, 200)
+    game.take_tallies()
+    fully = game.run_chunk(setup, dataclasses.replace(lineup, kernels=full), 5, 10, 200)
+    game.take_tallies()
+    for column in built:
+        np.testing.assert_array_equal(built[column], fully[column], err_msg=f"{name} {column}")
+    assert game.kernel_logs(setup, lineup, 5, range(2)) == game.kernel_logs(
+        setup, dataclasses.replace(lineup, kernels=full), 5, range(2))
+    mixed = game.lineup(",".join([plugin.name, "greedy"] + ["random"] * (players - 2)), players, [path])
+    assert mixed.kernels is full
+    dispatch = lineup.kernels.__strategies__  # what keeps the greedy, heuristic and search players out
+    for decision in dispatch.PLUGIN_DECISIONS:
+        code = getattr(dispatch, f"choose_{decision}").py_func.__code__
+        assert set(code.co_names) == {"RANDOM", f"random_{decision}", f"plugin_{decision}", "PLUGIN_BASE"}, decision
