@@ -57,5 +57,6 @@ def random_build(strategies: ModuleType, kernels: ModuleType) -> ModuleType:
                  if any(value is getattr(lean, d) for d in decisions)}
         reuse_stock(copy, kernels, bound | {"strategy", "__strategies__"})
         copy.__balance_cache__ = folder / "__pycache__"  # where its compiled code is kept
+        copy.__balance_random__ = True  # the first run's progress line says the random build's compile time
         _BUILDS[key] = copy
     return _BUILDS[key]

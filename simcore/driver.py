@@ -415,7 +415,7 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
     what = f"{game.title} kernels" + (f" with plug-in {', '.join(plugins)}" if plugins else "")
     if fresh:
-        table = RANDOM_COMPILE_SECONDS if hasattr(lineup.kernels, "__balance_cache__") else COMPILE_SECONDS
+        table = RANDOM_COMPILE_SECONDS if getattr(lineup.kernels, "__balance_random__", False) else COMPILE_SECONDS
         seconds = None if plugins else table.get(getattr(game, "name", None))
         how_long = f"about {seconds} s on a 2-core machine" if seconds else "a minute or two"
         print(f"compiling {what}, first run only ({how_long})...", file=sys.stderr, flush=True)
