@@ -601,16 +601,16 @@ def _counted_rows(columns: dict, meta: dict, schema) -> pl.DataFrame | None:
         units = share * SHARE_UNITS
         values[f"wins:{seat}"] = int(np.rint(units, out=units).sum())
 
-    def moments(name: str, x) -> None:
+    def add_moments(name: str, x) -> None:  # moment_totals' three totals
         values.update({f"{name}:n": n, f"{name}:x": int(x.sum()), f"{name}:xx": int(np.dot(x, x))})
 
     for seat in range(players):
         score = columns[f"score_{seat}"].astype(np.int64)
-        moments(f"score_{seat}", score)
+        add_moments(f"score_{seat}", score)
         values[f"{MERGE_MIN}score_{seat}"], values[f"{MERGE_MAX}score_{seat}"] = int(score.min()), int(score.max())
     for column in events:
         fired = columns[column].astype(np.int64)
-        moments(f"event:{column}", fired)
+        add_moments(f"event:{column}", fired)
         values[f"fired:{column}"] = int(np.count_nonzero(fired > 0))
     for per, column in meta.get("unit_columns", {}).items():
         values[f"units:{per}"] = int(columns[column].astype(np.int64).sum())
@@ -625,12 +625,17 @@ class ChunkTotals:
     ``summary_of_totals`` gives the same summary, to the bit, as ``summarize`` of the rows."""
 
     meta: dict
+    # the "rows" totals' columns, by the chunk's column types: the same for every chunk of a run
+    schemas: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __call__(self, columns: dict) -> dict[str, Totals]:
         from analysis.figures import game_totals, has_figures
 
-        empty = pl.DataFrame({name: column[:0] for name, column in columns.items()})  # the columns' types
-        counted = _counted_rows(columns, self.meta, summary_plan(empty, self.meta)["rows"][1].collect_schema())
+        types = tuple((name, column.dtype.str) for name, column in columns.items())
+        if types not in self.schemas:
+            empty = pl.DataFrame({name: column[:0] for name, column in columns.items()})
+            self.schemas[types] = summary_plan(empty, self.meta)["rows"][1].collect_schema()
+        counted = _counted_rows(columns, self.meta, self.schemas[types])
         if counted is None:
             return collect_totals(summary_plan(pl.DataFrame(columns), self.meta), streaming=False)
         tables = (collect_totals(game_totals(pl.DataFrame(columns).lazy(), self.meta), streaming=False)

@@ -298,6 +298,8 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
         try:
             info = future.result()
         except OSError as exc:
+            if parts is None:  # a reduction, not a write, failed
+                raise
             raise write_failure(parts.out, exc, parts.kept()) from None
         record(start, n, info)
 

@@ -197,9 +197,8 @@ def test_a_run_without_rows_has_the_summary_of_its_rows(runs):
 def test_a_dask_task_reduces_its_chunk_and_sends_no_rows(runs):
     """The worker's side of a run without rows (``play_range`` in this process): the chunk comes
     back as its totals, no columns, and those totals are the totals of the chunk's rows."""
-    from analysis.exact import merge_totals
+    from analysis.exact import collect_totals, merge_totals
     from analysis.summary import ChunkTotals, summary_plan
-    from analysis.exact import collect_totals
     from simcore.cluster import make_job, play_range
     from simcore.game import get_game
 
