@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
 DEMO_GAMES ?= 200000
 
-.PHONY: demo test bench bench-peers bench-search-peers clean
+.PHONY: demo test bench bench-peers bench-search-peers check-peers clean
 
 $(BIN)/balance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,12 @@ bench-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
 # our compiled search (BIRD & WEATHER 4p) against OpenSpiel's ISMCTS bot on oh_hell, same simulations per decision
 bench-search-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
 	$(BIN)/python tools/search_vs_ismcts.py --peers-python $(PEERS_VENV)/bin/python
+
+# rules-file games against OpenSpiel, deal for deal: examples/games/hearts.toml = hearts and
+# examples/games/oh-hell.toml = oh_hell (3, 4, 5 players), 10,000 random deals each: the same legal
+# choices at every decision, the same trick winners and returns (docs/rules-files.md)
+check-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
+	$(BIN)/python tools/check_peers.py --peers-python $(PEERS_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) $(PEERS_VENV) .cache runs

@@ -68,10 +68,21 @@ register("ten-tricks", "simcore.games.ten_tricks.game:TenTricks", "strategies.te
 register("triatri", "simcore.games.triatri.game:TriATri", "strategies.triatri")
 
 
+RULES_FILE_ENGINE = ("simcore.games.trick", "strategies.trick")
+"""The engine of every game described in a rules file (``balance simulate my-game.toml``): its
+folder and its players.  A rules file is a game of its own, named by its path, not a registry entry."""
+
+
+def is_rules_file(name: str) -> bool:
+    return str(name).lower().endswith(".toml")
+
+
 def strategies_of(kernel_module: str) -> ModuleType:
     """The strategies module of the game whose folder holds ``kernel_module`` (a kernel.py's
     ``__name__``): how a play loop finds the decisions it compiles in."""
     package = kernel_module.rpartition(".")[0]
+    if package == RULES_FILE_ENGINE[0]:
+        return importlib.import_module(RULES_FILE_ENGINE[1])
     for game_class, strategies in GAMES.values():
         if game_class.partition(":")[0].rpartition(".")[0] == package:
             return importlib.import_module(strategies)
@@ -92,6 +103,8 @@ def game_names() -> list[str]:
 
 
 def get_game(name: str) -> "Game":
+    if is_rules_file(name):  # a trick-taking game described in a rules file (docs/rules-files.md)
+        return importlib.import_module(f"{RULES_FILE_ENGINE[0]}.game").RulesFileGame(name)
     if name not in GAMES:
         raise BalanceError(f"unknown game '{name}' (choose from: {', '.join(GAMES)})")
     module_name, cls = GAMES[name][0].split(":")

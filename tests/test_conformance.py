@@ -3,7 +3,7 @@ only in tests/ (docs/architecture.md, "Adding a game"): random and built-in play
 illegal move at every player count, the compiled kernel equal to the plain-Python reference game
 for game, the same rows for any thread count and chunk size, the events schema, replays equal to
 the rows, shipped scenarios (and High Card's round trip) through ``balance play``, bad variants
-and strategies refused.  A game gets all of it by being registered."""
+and strategies refused.  A game gets all of it by being registered, and a rules-file game by being listed here."""
 import json
 from pathlib import Path
 
@@ -17,7 +17,9 @@ from simcore.errors import BalanceError
 from simcore.game import GAMES, game_names, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
-ALL = game_names() + [TEST_GAME[0]]
+# games described in rules files (docs/rules-files.md) are games like any other: named by their path
+RULES_FILES = ["examples/games/hearts.toml", "examples/games/oh-hell.toml"]
+ALL = game_names() + [TEST_GAME[0]] + RULES_FILES
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ PREFIX = "figures:"  # the game's tables' totals among the summary's (analysis.s
 
 
 def _module(meta: dict):
+    if meta["game"].lower().endswith(".toml"):  # a rules-file game: its events are its tables
+        return None
     module = f"{__name__}.{meta['game'].replace('-', '_')}"
     return import_module(module) if find_spec(module) is not None else None
 

@@ -1,0 +1,202 @@
+"""A trick-taking game from a rules file, as the driver, CLI and tests see it.
+
+Each rules file is a game of its own, named by its path (``balance simulate my-game.toml``):
+``get_game`` makes a ``RulesFileGame`` for a name that ends in ``.toml``.  Every such game runs on
+the one compiled loop in kernel.py; the file's contents are the arrays of ``rules.make_setup``, and
+its variants are dotted overrides of its keys (``deal.hand_size``), checked like the file itself.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from simcore.errors import BalanceError
+from simcore.game import Columns, Event, Game, per_seat, used_rows
+from simcore.games.trick import rules as tr
+from simcore.games.trick.rulesfile import read_rules, valid_keys
+from simcore.variants import Variant
+from simcore.bits import mask_to_list
+
+STRATEGIES = "strategies.trick"
+
+
+def flatten(data: dict, prefix: str = "") -> dict:
+    """``{"deal": {"hand_size": 9}}`` and ``{"deal.hand_size": 9}`` alike as dotted keys; a table
+    under a key that takes one (``scoring.card_points``, ``deck.players``) stays whole."""
+    out = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and dotted.count(".") == 0:
+            out.update(flatten(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+class RulesFileGame(Game, rules=tr):
+    events = (
+        Event("leads_won", "Trick won by the card led"),
+        Event("trumped_tricks", "Trick won by a trump on another suit's lead"),
+        Event("moons", "Shooting the moon (per round)", per="game"),
+        Event("exact_bids", "Exact bid (per seat and round)", per="game"),
+    )
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        self.spec = read_rules(self.path)
+        self.name = self.path
+        self.title = self.spec.name
+        self.player_counts = self.spec.player_counts
+        self.variant_keys = {key: ((bool, int, str, list, dict), "a key of the rules file (docs/rules-files.md)")
+                             for key in valid_keys()}
+        # the conformance bound: no rules in force can score below it (rules.score_bound)
+        self.min_score = -tr.SCORE_LIMIT
+
+    @property
+    def strategies_module(self) -> str:
+        return STRATEGIES
+
+    # --- variants and setup --------------------------------------------------------------
+    def variant(self, path=None, overrides: dict | None = None) -> Variant:
+        """A variant of a rules file: dotted overrides of its keys (``deal.hand_size``), from a
+        variant file (``game = "my-game.toml"`` and the keys it changes, as ``[deal]`` tables or
+        dotted keys) and/or ``overrides``; checked like the rules file itself."""
+        from simcore.variants import read_toml
+
+        settings, name, description, source = {}, None, "", None
+        if path is not None:
+            data = read_toml(path, "variant file")
+            source = str(path)
+            if "game" not in data:
+                raise BalanceError(f"{path}: a variant file must say which game it is for, e.g. game = \"{self.path}\"")
+            if Path(str(data["game"])).name != Path(self.path).name:
+                raise BalanceError(f"{path}: this variant is for '{data['game']}', not '{self.path}'")
+            name, description = data.get("name"), data.get("description", "")
+            settings = flatten({k: v for k, v in data.items() if k not in ("game", "name", "description")})
+        settings.update(flatten(dict(overrides or {})))
+        where = source or self.path
+        try:
+            read_rules(self.path, settings)  # a wrong override is one line now, not at the first game
+        except BalanceError as exc:
+            raise BalanceError(f"{where}: {exc}" if source else str(exc)) from None
+        if name is None:
+            name = Path(source).stem if source else (", ".join(f"{k}={v}" for k, v in settings.items()) or "default")
+        return Variant(self.name, str(name), str(description), settings, source)
+
+    def setup(self, players: int, variant: Variant):
+        self.check_players(players)
+        return self.build_setup(players, variant)
+
+    def build_setup(self, players: int, variant: Variant):
+        spec = read_rules(self.path, variant.settings) if variant.settings else self.spec
+        return tr.make_setup(spec, players)
+
+    def check_players(self, players: int) -> None:
+        if players not in self.player_counts:
+            counts = ", ".join(map(str, self.player_counts))
+            raise BalanceError(f"{self.title} ({self.path}) is played by {counts} players, not {players}")
+
+    # --- runs ----------------------------------------------------------------------------
+    def kernel_inputs(self, setup):
+        return (setup.rules, setup.cards, setup.masks)
+
+    def chunk_outputs(self, setup, n):
+        p = setup.players
+        return (np.zeros((n, p), dtype=np.int16), np.zeros((n, p), dtype=np.float32),
+                np.zeros((n, tr.N_COUNTERS), dtype=np.uint16), np.zeros((n, p), dtype=np.uint64))
+
+    def record(self, setup, scores, shares, counters, hands):
+        p = setup.players
+        return [Columns(scores, per_seat("score", p), games_first=True),
+                Columns(shares, per_seat("share", p), games_first=True),
+                Columns(counters, tr.COUNTER_NAMES, games_first=True),
+                Columns(hands, per_seat("hand", p), games_first=True)]
+
+    def metadata(self, setup) -> dict:
+        # only the events the rules in force can have (no trump: no trick is trumped ...)
+        rules = setup.rules
+        applies = {"leads_won": True, "trumped_tricks": rules[tr.R_TRUMP_KIND] != tr.TRUMP_NONE,
+                   "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING])}
+        events = [e.__dict__ for e in self.events if applies[e.column]]
+        return {**super().metadata(setup), "events": events, "tricks_per_game": setup.tricks * setup.rounds, "deck": list(setup.names),
+                "rules_file": self.path, "rules_file_sha256": self.spec.digest, "overrides": setup.spec.overrides,
+                "hand_columns": "deck-index bitmask of the first round's hand as dealt (before any pass)"}
+
+    def card_of_bit(self, setup) -> list[str]:
+        return list(setup.names)
+
+    def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
+        from simcore.games.trick.kernel import deal_openings
+
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        deal_openings(seed, games, setup.rules, hands)
+        return hands
+
+    # --- logs ----------------------------------------------------------------------------
+    def log_buffers(self, setup, k):
+        rows = setup.rounds * setup.tricks
+        return (np.full((k, rows, tr.LOG_WIDTH), -1, dtype=np.int64),
+                np.zeros((k, setup.rounds, tr.MAX_PLAYERS), dtype=np.uint64),
+                np.full((k, setup.rounds, tr.ROUND_WIDTH), -1, dtype=np.int64),
+                np.zeros((k, tr.MAX_PLAYERS), dtype=np.int64), np.zeros((k, tr.N_COUNTERS), dtype=np.int64))
+
+    def log_dict(self, setup, log, dealt, infos, totals, counters) -> dict:
+        p = setup.players
+        name = setup.names
+        rounds = []
+        for r in range(setup.rounds):
+            info = infos[r]
+            passes = []
+            if info[tr.I_PASS_OFFSET] > 0:
+                cards = setup.rules[tr.R_PASS_CARDS]
+                passes = [[name[info[tr.I_PASSED + s * tr.MAX_PASS + k]] for k in range(cards)] for s in range(p)]
+            rounds.append({
+                "round": r, "dealer": int(info[tr.I_DEALER]),
+                "hands": [[name[i] for i in mask_to_list(dealt[r, s])] for s in range(p)],
+                "trump_card": name[info[tr.I_TRUMP_CARD]] if info[tr.I_TRUMP_CARD] >= 0 else None,
+                "pass_offset": int(info[tr.I_PASS_OFFSET]), "passes": passes,
+                "bids": [int(info[tr.I_BID + s]) for s in range(p)] if setup.rules[tr.R_BIDDING] else [],
+            })
+        tricks = [{"round": int(row[tr.L_ROUND]), "trick": int(row[tr.L_TRICK]), "leader": int(row[tr.L_LEADER]),
+                   "cards": [name[row[tr.L_CARD + i]] for i in range(p)], "winner": int(row[tr.L_WINNER]),
+                   "points": int(row[tr.L_POINTS])}
+                  for row in used_rows(log, tr.L_TRICK)]
+        scores = [int(x) for x in totals[:p]]
+        shares = np.zeros(tr.MAX_PLAYERS)
+        tr.match_shares.py_func(np.array(scores + [0] * (tr.MAX_PLAYERS - p)), p,
+                                bool(setup.rules[tr.R_LOWEST_WINS]), shares)
+        return {"game": self.name, "players": p, "rounds": rounds, "tricks": tricks, "scores": scores,
+                "shares": [float(x) for x in shares[:p]],
+                "counters": {n: int(counters[c]) for c, n in enumerate(tr.COUNTER_NAMES)}}
+
+    def plays_in_log(self, setup, log: dict) -> int:
+        return len(log["tricks"]) * setup.players
+
+    # --- the reference engine ------------------------------------------------------------
+    def reference_rules(self, setup):
+        return self.reference.Rules.from_setup(setup)
+
+    def reference_log(self, setup, seed: int, index: int) -> dict:
+        record = self.reference.play_game(self.reference_rules(setup), seed, index)
+        return record.as_log(self.name)
+
+    # --- text ----------------------------------------------------------------------------
+    def format_log(self, log: dict) -> str:
+        lines = [self.log_heading(log)]
+        p = log["players"]
+        for rnd in log["rounds"]:
+            extra = f", dealer seat {rnd['dealer']}"
+            if rnd["trump_card"]:
+                extra += f", trump card {rnd['trump_card']}"
+            lines.append(f"Round {rnd['round'] + 1}{extra}")
+            for s, hand in enumerate(rnd["hands"]):
+                more = f"   passes {' '.join(rnd['passes'][s])}" if rnd["passes"] else ""
+                bid = f"   bids {rnd['bids'][s]}" if rnd["bids"] else ""
+                lines.append(f"  seat {s}: {' '.join(hand)}{more}{bid}")
+            for t in (t for t in log["tricks"] if t["round"] == rnd["round"]):
+                plays = " ".join(f"s{(t['leader'] + i) % p}:{c}" for i, c in enumerate(t["cards"]))
+                points = f", {t['points']} pts" if t["points"] else ""
+                lines.append(f"  trick {t['trick'] + 1}: {plays:<40} -> seat {t['winner']}{points}")
+        lines += self.closing_lines(log)
+        return "\n".join(lines)

@@ -1,0 +1,410 @@
+"""Trick-taking games from a rules file: the one play loop that plays them all (compiled).
+
+A rules file is data (the arrays of ``rules.make_setup``), so every file runs on this loop as it
+is compiled once per machine: a new or edited rules file compiles nothing.
+
+Entry points, sharing one round loop (``play_round``):
+
+    run_chunk       games [start, start+n) of a run, in parallel, one output row each
+    play_logged     one game of a run with its trick-by-trick log (replay, differential tests)
+    play_scripted   one round from a given deal with scripted decisions (scenarios, and the
+                    deal-for-deal check against OpenSpiel: tools/check_peers.py)
+
+Chance (the dealer when random, the shuffle, a random pass direction) comes from the game's DEAL
+stream, which no strategy is handed; seat s's strategy is handed ``seat_streams[s]``.
+"""
+import numpy as np
+from numba import prange
+
+from simcore.bits import bit, popcount
+from simcore.game import strategies_of
+from simcore.games.trick.rules import (
+    C_POINTS, C_SUIT, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_TRUMPED, I_BID, I_DEALER, I_PASS_OFFSET, I_PASSED, I_TRUMP_CARD,
+    L_CARD, L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, M_BREAKING,
+    M_POINTS, M_SUIT, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
+    R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
+    R_REVEALED, R_ROUNDS, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
+    T_DEALER, T_LEADER, T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP,
+    T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, TRUMP_FIXED, TRUMP_TURNED_UP, legal_bids, legal_plays, match_shares,
+    round_scores, winning_position,
+)
+from simcore.jit import kernel
+from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
+from simcore.rng import DEAL, N_STREAMS, below, seed_game, seed_seats, seed_streams, shuffle
+
+strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
+choose_pass = strategy.choose_pass
+choose_bid = strategy.choose_bid
+choose_play = strategy.choose_play
+RANDOM = strategy.RANDOM
+random_card_of_seat = strategy.random_card_of_seat
+
+NO_SCRIPT = np.empty(0, dtype=np.int64)
+# scratch slots of the per-block ``work`` array
+W_CURSOR = SCRIPT_CURSOR  # scripted decisions used
+W_WON = 1  # + seat: the cards seat s has taken this round (a mask, as int64)
+W_ROUND = W_WON + MAX_PLAYERS  # + seat: this round's scores
+W_PASSED = W_ROUND + MAX_PLAYERS  # + seat: the cards seat s passes (a mask, as int64)
+WORK_WIDTH = W_PASSED + MAX_PLAYERS
+
+
+@kernel(globals(), inline="always")
+def deal_round(streams, rules, deck, hands, table):
+    """Shuffle every card (Fisher–Yates on the DEAL stream) and deal hand_size each: seat s gets
+    deck positions [s * hand_size, (s + 1) * hand_size); with a turned-up trump the next card is
+    turned up.  Returns the mask of the cards no seat was dealt (the turned-up card included)."""
+    n_players = rules[R_PLAYERS]
+    n_cards = rules[R_DECK]
+    hand_size = rules[R_HAND]
+    for i in range(n_cards):
+        deck[i] = i
+    shuffle(deck, 0, n_cards, streams, DEAL)
+    for s in range(n_players):
+        h = np.uint64(0)
+        for i in range(s * hand_size, (s + 1) * hand_size):
+            h |= bit(deck[i])
+        hands[s] = h
+    rest = np.uint64(0)
+    for i in range(n_players * hand_size, n_cards):
+        rest |= bit(deck[i])
+    table[T_TRUMP_CARD] = -1
+    if rules[R_TRUMP_KIND] == TRUMP_TURNED_UP:
+        table[T_TRUMP_CARD] = deck[n_players * hand_size]
+    return rest
+
+
+@kernel(globals(), inline="always")
+def set_trump(table, rules, cards):
+    if rules[R_TRUMP_KIND] == TRUMP_TURNED_UP:
+        table[T_TRUMP] = cards[C_SUIT, table[T_TRUMP_CARD]]
+    elif rules[R_TRUMP_KIND] == TRUMP_FIXED:
+        table[T_TRUMP] = rules[R_TRUMP_SUIT]
+    else:
+        table[T_TRUMP] = -1
+
+
+@kernel(globals(), inline="always")
+def start_round(table, rules, n_players, totals):
+    for s in range(n_players):
+        table[T_BID + s] = -1
+        table[T_WON + s] = 0
+        table[T_POINTS + s] = 0
+        table[T_VOID + s] = 0
+        table[T_TOTAL + s] = totals[s]
+    table[T_BROKEN] = 0
+    for i in range(MAX_PLAYERS):
+        table[T_PLAY + i] = -1
+
+
+@kernel(globals(), refcounts=False)
+def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat_streams, counters, script, work,
+               log, log_row, infos, r):
+    """Play one round from the deal in ``hands`` (dealer, trump and pass offset set in ``table``):
+    passes, bids, tricks, and the round's scores into work[W_ROUND + s].  ``infos[r]`` (when
+    ``infos`` has that row) receives the dealer, trump card, passes and bids; ``log`` one row per trick from
+    ``log_row`` while it has rows.  Returns FINISHED, STRATEGY_BROKE_RULES or an illegal scripted
+    decision's step."""
+    n_players = rules[R_PLAYERS]
+    hand_size = rules[R_HAND]
+    dealer = table[T_DEALER]
+    logging = r < infos.shape[0]
+    if logging:
+        infos[r, I_DEALER] = dealer
+        infos[r, I_TRUMP_CARD] = table[T_TRUMP_CARD]
+        infos[r, I_PASS_OFFSET] = table[T_PASS_OFFSET]
+
+    # --- the pass: every seat chooses its cards one at a time, then they change hands
+    offset = table[T_PASS_OFFSET]
+    if offset != 0:
+        for s in range(n_players):
+            rest = hands[s]
+            passed = np.uint64(0)
+            for k in range(rules[R_PASS_CARDS]):
+                card = scripted(script, work)
+                if card >= 0:
+                    if card >= rules[R_DECK] or (rest >> np.uint64(card)) & np.uint64(1) == 0:
+                        return work[W_CURSOR] - 1
+                elif strategies[s] == RANDOM:
+                    card = random_card_of_seat(rest, seat_streams, s)
+                else:
+                    card = choose_pass(strategies[s], params, s, rest, table, cards, masks, rules, seat_streams[s])
+                    if card < 0 or card >= rules[R_DECK] or (rest >> np.uint64(card)) & np.uint64(1) == 0:
+                        return STRATEGY_BROKE_RULES
+                rest &= ~bit(card)
+                passed |= bit(card)
+                if logging:
+                    infos[r, I_PASSED + s * MAX_PASS + k] = card
+            work[W_PASSED + s] = np.int64(passed)
+        for s in range(n_players):
+            hands[s] &= ~np.uint64(work[W_PASSED + s])
+        for s in range(n_players):
+            to = s + offset
+            if to >= n_players:
+                to -= n_players
+            hands[to] |= np.uint64(work[W_PASSED + s])
+
+    # --- bidding, from the dealer's left
+    if rules[R_BIDDING] != 0:
+        for j in range(n_players):
+            s = (dealer + 1 + j) % n_players
+            legal = legal_bids(rules, table, n_players, j, hand_size)
+            bid = scripted(script, work)
+            if bid >= 0:
+                if bid > 63 or (legal >> np.uint64(bid)) & np.uint64(1) == 0:
+                    return work[W_CURSOR] - 1
+            elif strategies[s] == RANDOM:
+                bid = random_card_of_seat(legal, seat_streams, s)
+            else:
+                bid = choose_bid(strategies[s], params, s, hands[s], legal, table, cards, masks, rules,
+                                 seat_streams[s])
+                if bid < 0 or bid > 63 or (legal >> np.uint64(bid)) & np.uint64(1) == 0:
+                    return STRATEGY_BROKE_RULES
+            table[T_BID + s] = bid
+            if logging:
+                infos[r, I_BID + s] = bid
+
+    # --- who leads the first trick
+    leader = (dealer + 1) % n_players
+    if rules[R_LEAD] == LEAD_DEALER:
+        leader = dealer
+    elif rules[R_LEAD] == LEAD_HOLDER and rules[R_FIRST_LEAD_CARD] >= 0:
+        for s in range(n_players):
+            if (hands[s] >> np.uint64(rules[R_FIRST_LEAD_CARD])) & np.uint64(1) != 0:
+                leader = s
+
+    # --- the tricks
+    withheld = np.uint64(rules[R_WITHHELD])
+    unbroken = rules[R_UNBROKEN]
+    trump = table[T_TRUMP]
+    for s in range(n_players):
+        work[W_WON + s] = 0
+    for trick in range(hand_size):
+        table[T_TRICK] = trick
+        table[T_LEADER] = leader
+        lead_suit = -1
+        trick_cards = np.uint64(0)
+        for i in range(n_players):
+            table[T_NPLAYED] = i
+            seat = leader + i
+            if seat >= n_players:
+                seat -= n_players
+            legal = withhold(legal_plays(hands[seat], table, rules, cards, masks, trick == 0), withheld)
+            card = scripted(script, work)
+            if card >= 0:
+                if card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
+                    return work[W_CURSOR] - 1
+            elif strategies[seat] == RANDOM:
+                card = random_card_of_seat(legal, seat_streams, seat)
+            else:
+                card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen, table, cards, masks,
+                                   rules, seat_streams[seat])
+                if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
+                    return STRATEGY_BROKE_RULES
+            hands[seat] &= ~bit(card)
+            seen |= bit(card)
+            trick_cards |= bit(card)
+            table[T_PLAY + i] = card
+            suit = cards[C_SUIT, card]
+            if i == 0:
+                lead_suit = suit
+            elif suit != lead_suit:
+                table[T_VOID + seat] |= np.int64(1) << np.int64(lead_suit)
+            if unbroken >= 0 and (suit == unbroken or (masks[M_BREAKING] >> np.uint64(card)) & np.uint64(1) != 0):
+                table[T_BROKEN] = 1
+        table[T_NPLAYED] = n_players
+        win_pos = winning_position(table, n_players, cards, trump)
+        winner = leader + win_pos
+        if winner >= n_players:
+            winner -= n_players
+        points = 0
+        for i in range(n_players):
+            points += cards[C_POINTS, table[T_PLAY + i]]
+        table[T_WON + winner] += 1
+        table[T_POINTS + winner] += points
+        work[W_WON + winner] |= np.int64(trick_cards)
+        counters[C_LEADS_WON] += win_pos == 0
+        counters[C_TRUMPED] += trump >= 0 and lead_suit != trump and cards[C_SUIT, table[T_PLAY + win_pos]] == trump
+        if log_row < log.shape[0]:
+            row = log[log_row]
+            row[L_ROUND] = table[T_ROUND]
+            row[L_TRICK] = trick
+            row[L_LEADER] = leader
+            for i in range(MAX_PLAYERS):
+                row[L_CARD + i] = table[T_PLAY + i] if i < n_players else -1
+            row[L_WINNER] = winner
+            row[L_POINTS] = points
+            log_row += 1
+        for i in range(n_players):
+            table[T_PLAY + i] = -1
+        leader = winner
+
+    # --- the round's scores
+    moon_seat = -1
+    if rules[R_MOON] != 0:
+        played_points = np.uint64(0)  # the cards with points taken by anyone this round
+        for s in range(n_players):
+            played_points |= np.uint64(work[W_WON + s]) & masks[M_POINTS]
+        for s in range(n_players):
+            if played_points != 0 and np.uint64(work[W_WON + s]) & masks[M_POINTS] == played_points:
+                moon_seat = s
+        counters[C_MOONS] += moon_seat >= 0
+    round_scores(table, rules, n_players, moon_seat, work, W_ROUND)
+    if rules[R_BIDDING] != 0:
+        for s in range(n_players):
+            counters[C_EXACT_BIDS] += table[T_BID + s] == table[T_WON + s]
+    return FINISHED
+
+
+@kernel(globals(), inline="always")
+def pass_offset_of(streams, rules, round_index):
+    """This round's pass offset: the file's directions in turn, or one drawn from the DEAL stream."""
+    if rules[R_PASS_CARDS] == 0:
+        return 0
+    k = below(streams, DEAL, rules[R_PASS_N]) if rules[R_PASS_RANDOM] != 0 else round_index % rules[R_PASS_N]
+    return rules[R_PASS_OFFSET + k]
+
+
+@kernel(globals(), refcounts=False)
+def play_game(seed, keys, index, rules, cards, masks, strategies, params, streams, seat_streams, table, hands,
+              deck, totals, counters, work, opening, opening_row, dealt, infos, log):
+    """One full game (game.rounds rounds) of run ``seed``; returns its status and fills ``totals``,
+    ``counters``, ``opening[opening_row]`` (the first round's hands as dealt) and, where they have
+    room (logged games), ``dealt`` and ``infos`` (round x ...) and the trick ``log``."""
+    n_players = rules[R_PLAYERS]
+    seed_game(streams, seat_streams, seed, keys, index)
+    for s in range(n_players):
+        totals[s] = 0
+    for c in range(N_COUNTERS):
+        counters[c] = 0
+    work[W_CURSOR] = 0
+    dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else 0
+    for r in range(rules[R_ROUNDS]):
+        table[T_ROUND] = r
+        table[T_DEALER] = dealer
+        start_round(table, rules, n_players, totals)
+        rest = deal_round(streams, rules, deck, hands, table)
+        set_trump(table, rules, cards)
+        seen = np.uint64(0)
+        if table[T_TRUMP_CARD] >= 0:
+            seen |= bit(table[T_TRUMP_CARD])
+        if rules[R_REVEALED] != 0:
+            seen |= rest
+        for s in range(n_players):
+            if r == 0:
+                opening[opening_row, s] = hands[s]
+            if r < dealt.shape[0]:
+                dealt[r, s] = hands[s]
+        table[T_PASS_OFFSET] = pass_offset_of(streams, rules, r)
+        status = play_round(table, hands, seen, rules, cards, masks, strategies, params, seat_streams, counters,
+                            NO_SCRIPT, work, log, r * rules[R_HAND], infos, r)
+        if status != FINISHED:
+            return status
+        for s in range(n_players):
+            totals[s] += work[W_ROUND + s]
+        dealer = (dealer + 1) % n_players
+    return FINISHED
+
+
+@kernel(globals(), inline="always")
+def game_buffers(rules):
+    n_players = rules[R_PLAYERS]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    deck = np.empty(rules[R_DECK], dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    return streams, seat_streams, table, hands, deck, work
+
+
+# nogil: the run's writer threads compress and write the last chunk while this one plays
+@kernel(globals(), parallel=True, nogil=True)
+def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params,
+              scores_out, shares_out, counters_out, hands_out, status_out):
+    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel; each game's
+    randomness depends only on (seed, game index), so any thread count or chunking gives the same rows."""
+    n_players = rules[R_PLAYERS]
+    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        streams, seat_streams, table, hands, deck, work = game_buffers(rules)
+        totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(N_COUNTERS, dtype=np.int64)
+        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+        dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
+        infos = np.empty((0, ROUND_WIDTH), dtype=np.int64)
+        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
+            status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, strategies, params, streams,
+                                      seat_streams, table, hands, deck, totals, counters, work, hands_out, g,
+                                      dealt, infos, log)
+            match_shares(totals, n_players, rules[R_LOWEST_WINS] != 0, shares)
+            for s in range(n_players):
+                scores_out[g, s] = totals[s]
+                shares_out[g, s] = shares[s]
+            for c in range(N_COUNTERS):
+                counters_out[g, c] = counters[c]
+
+
+@kernel(globals())
+def play_logged(seed, keys, index, rules, cards, masks, strategies, params, log, dealt, infos, totals, counters):
+    """Game ``index`` of run ``seed`` with its full log (what ``balance replay`` prints)."""
+    streams, seat_streams, table, hands, deck, work = game_buffers(rules)
+    opening = np.zeros((1, MAX_PLAYERS), dtype=np.uint64)
+    return play_game(seed, keys, index, rules, cards, masks, strategies, params, streams, seat_streams, table,
+                     hands, deck, totals, counters, work, opening, np.int64(0), dealt, infos, log)
+
+
+@kernel(globals())
+def play_many_logged(seed, keys, indices, rules, cards, masks, strategies, params, logs, dealt, infos, totals,
+                     counters, status):
+    """play_logged for many games at once: arrays gain a leading game axis."""
+    for k in range(indices.shape[0]):
+        status[k] = play_logged(seed, keys, indices[k], rules, cards, masks, strategies, params, logs[k], dealt[k],
+                                infos[k], totals[k], counters[k])
+
+
+@kernel(globals())
+def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strategies, params, seed, keys, script,
+                  log, infos, scores, counters):
+    """One round from a given deal (``dealt``: each seat's hand before the pass; the dealer, the
+    turned-up card or -1, the pass offset) with ``script``'s decisions used first (passes, bids,
+    cards in order), the strategies deciding after it; the seats draw from game 0 of run ``seed``.
+    Returns FINISHED, STRATEGY_BROKE_RULES or the illegal scripted step."""
+    n_players = rules[R_PLAYERS]
+    streams, seat_streams, table, hands, deck, work = game_buffers(rules)
+    seed_seats(seat_streams, keys, 0)
+    totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    table[T_ROUND] = 0
+    table[T_DEALER] = dealer
+    start_round(table, rules, n_players, totals)
+    seen = np.uint64(0)
+    table[T_TRUMP_CARD] = trump_card
+    if trump_card >= 0:
+        seen |= bit(trump_card)
+    set_trump(table, rules, cards)
+    for s in range(n_players):
+        hands[s] = dealt[s]
+    table[T_PASS_OFFSET] = offset
+    work[W_CURSOR] = 0
+    status = play_round(table, hands, seen, rules, cards, masks, strategies, params, seat_streams, counters,
+                        script, work, log, 0, infos, 0)
+    for s in range(n_players):
+        scores[s] = work[W_ROUND + s]
+    return status
+
+
+@kernel(globals())
+def deal_openings(seed, games, rules, hands_out):
+    """hands_out[k, s]: seat s's hand of the first round of game ``games[k]``, as dealt (before any
+    pass), by the play loop's own draws."""
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    deck = np.empty(rules[R_DECK], dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+    for k in range(games.shape[0]):
+        seed_streams(streams, seed, games[k])
+        if rules[R_RANDOM_DEALER] != 0:
+            below(streams, DEAL, rules[R_PLAYERS])
+        deal_round(streams, rules, deck, hands, table)
+        for s in range(hands_out.shape[1]):
+            hands_out[k, s] = hands[s]

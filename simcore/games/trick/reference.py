@@ -1,0 +1,399 @@
+"""Trick-taking games from a rules file in plain, readable Python: the oracle the compiled loop
+(kernel.py) is tested against, game for game, and the engine the OpenSpiel check replays first.
+
+It reads the rules file's own words (suit names, card names, the ``play`` and ``scoring`` keys)
+rather than the kernel's arrays, and keeps hands as sets of cards.  Its random players draw from
+the same streams as the compiled ones (simcore/rng.py), so a random game is the same game here
+and there.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from simcore.errors import BalanceError
+from simcore.rng import DEAL, PyStream, seat_play_streams
+
+
+@dataclass(frozen=True)
+class Card:
+    index: int  # deck index: the order of the deck before shuffling
+    name: str
+    suit: str
+    rank: int  # higher beats lower within a suit
+    points: int
+
+
+@dataclass
+class Rules:
+    players: int
+    deck: list[Card]
+    hand_size: int
+    rounds: int
+    lowest_wins: bool
+    random_dealer: bool
+    revealed: bool
+    pass_cards: int
+    pass_random: bool
+    pass_directions: list[str]
+    trump_kind: str
+    trump_suit: str | None
+    bidding: bool
+    last_bid_rule: bool
+    lead: str
+    first_lead_card: str | None
+    follow_suit: bool
+    void_trump: bool
+    must_beat: bool
+    unbroken_suit: str | None
+    breaking_cards: set[str]
+    first_trick_no_points: bool
+    base: int
+    per_trick: int
+    exact_bid: int
+    off_bid_per_trick: int
+    moon: bool
+    withheld: set[int] = field(default_factory=set)
+
+    @classmethod
+    def from_setup(cls, setup) -> "Rules":
+        from simcore.games.trick.rules import R_WITHHELD
+        from simcore.games.trick.rulesfile import deck_of
+
+        m = setup.spec.model
+        points = m.scoring.card_points
+        deck = []
+        for i, (k, r, name) in enumerate(deck_of(setup.spec, setup.players)):
+            suit = m.deck.suits[k]
+            value = points[name] if name in points else points.get(suit, points.get(m.deck.ranks[r], 0))
+            deck.append(Card(i, name, suit, r, value))
+        withheld_mask = int(setup.rules[R_WITHHELD]) & ((1 << 64) - 1)
+        return cls(
+            players=setup.players, deck=deck, hand_size=setup.hand_size, rounds=m.game.rounds,
+            lowest_wins=m.game.winner == "lowest", random_dealer=m.game.dealer == "random",
+            revealed=m.deal.left_out == "revealed", pass_cards=m.passing.cards, pass_random=m.passing.choice == "random",
+            pass_directions=list(m.passing.directions), trump_kind=m.trump.kind, trump_suit=m.trump.suit,
+            bidding=m.bidding.kind == "tricks", last_bid_rule=m.bidding.last_bidder_may_not_make_total,
+            lead=m.play.lead, first_lead_card=m.play.first_lead_card, follow_suit=m.play.follow == "suit",
+            void_trump=m.play.when_void == "trump", must_beat=m.play.must_beat, unbroken_suit=m.play.unbroken_suit,
+            breaking_cards=set(m.play.breaking_cards), first_trick_no_points=m.play.first_trick_no_points,
+            base=m.scoring.base, per_trick=m.scoring.per_trick, exact_bid=m.scoring.exact_bid,
+            off_bid_per_trick=m.scoring.off_bid_per_trick, moon=m.scoring.moon,
+            withheld={i for i in range(len(deck)) if withheld_mask >> i & 1})
+
+    def pass_to(self, direction: str, seat: int) -> int:
+        n = self.players
+        return (seat + {"none": 0, "left": 1, "right": n - 1, "across": n // 2}[direction]) % n
+
+
+@dataclass
+class Trick:
+    round: int
+    trick: int
+    leader: int
+    cards: list[str]
+    winner: int
+    points: int
+
+
+@dataclass
+class Record:
+    players: int
+    rounds: list[dict] = field(default_factory=list)
+    tricks: list[Trick] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    shares: list[float] = field(default_factory=list)
+    counters: dict = field(default_factory=dict)
+
+    def as_log(self, game: str) -> dict:
+        return {"game": game, "players": self.players, "rounds": self.rounds,
+                "tricks": [t.__dict__.copy() for t in self.tricks], "scores": self.scores, "shares": self.shares,
+                "counters": self.counters}
+
+
+class RandomDecider:
+    """Every decision uniform over the legal choices, from the deciding seat's own PLAY stream
+    (the k-th of the choices in deck order, k drawn below their number: the compiled draw)."""
+
+    def __init__(self, streams):
+        self.streams = streams
+
+    def _pick(self, seat, options):
+        options = sorted(options)
+        return options[self.streams[seat].below(len(options))]
+
+    def pass_card(self, seat, hand, view):
+        return self._pick(seat, hand)
+
+    def bid(self, seat, hand, legal, view):
+        return self._pick(seat, legal)
+
+    def play(self, seat, hand, legal, view):
+        return self._pick(seat, legal)
+
+
+class Scripted:
+    """Decisions from a list (passes, bids, cards, in the order the game asks), checked by the
+    rules; when it runs out, ``then`` decides."""
+
+    def __init__(self, script, then=None):
+        self.script = list(script)
+        self.step = 0
+        self.then = then
+
+    def _next(self, legal, what, seat, call):
+        if self.step < len(self.script):
+            choice = self.script[self.step]
+            if choice not in legal:
+                raise BalanceError(f"scripted step {self.step}: seat {seat} may not {what} {choice!r} "
+                                   f"(legal: {sorted(legal)})")
+            self.step += 1
+            return choice
+        if self.then is None:
+            raise BalanceError(f"the script ends at step {self.step}, before the round does")
+        return call()
+
+    def pass_card(self, seat, hand, view):
+        return self._next(hand, "pass", seat, lambda: self.then.pass_card(seat, hand, view))
+
+    def bid(self, seat, hand, legal, view):
+        return self._next(legal, "bid", seat, lambda: self.then.bid(seat, hand, legal, view))
+
+    def play(self, seat, hand, legal, view):
+        return self._next(legal, "play", seat, lambda: self.then.play(seat, hand, legal, view))
+
+
+class Round:
+    """One round of play: the pass, the bids, the tricks and the scores, written as a rulebook says them."""
+
+    def __init__(self, rules: Rules, hands: list[set[int]], dealer: int, trump_card: int | None, direction: str,
+                 decider, round_index: int = 0, totals=None):
+        self.rules = rules
+        self.hands = [set(h) for h in hands]
+        self.dealer = dealer
+        self.trump_card = trump_card
+        self.direction = direction
+        self.decider = decider
+        self.round = round_index
+        self.totals = list(totals or [0] * rules.players)
+        if rules.trump_kind == "turned-up":
+            self.trump = rules.deck[trump_card].suit
+        elif rules.trump_kind == "fixed":
+            self.trump = rules.trump_suit
+        else:
+            self.trump = None
+        self.broken = False
+        self.bids = [None] * rules.players
+        self.passes = []
+        self.won = [0] * rules.players
+        self.taken = [set() for _ in range(rules.players)]
+        self.tricks: list[Trick] = []
+        self.trumped = 0
+
+    def card(self, i) -> Card:
+        return self.rules.deck[i]
+
+    # --- before the first trick
+    def do_pass(self):
+        r = self.rules
+        if r.pass_cards == 0 or self.direction == "none":
+            return
+        chosen = []
+        for seat in range(r.players):
+            rest = set(self.hands[seat])
+            mine = []
+            for _ in range(r.pass_cards):
+                c = self.decider.pass_card(seat, frozenset(rest), self)
+                rest.discard(c)
+                mine.append(c)
+            chosen.append(mine)
+        for seat in range(r.players):
+            self.hands[seat] -= set(chosen[seat])
+        for seat in range(r.players):
+            self.hands[r.pass_to(self.direction, seat)] |= set(chosen[seat])
+        self.passes = [[self.card(c).name for c in mine] for mine in chosen]
+
+    def do_bids(self):
+        r = self.rules
+        if not r.bidding:
+            return
+        for j in range(r.players):
+            seat = (self.dealer + 1 + j) % r.players
+            legal = set(range(r.hand_size + 1))
+            if r.last_bid_rule and j == r.players - 1:
+                legal.discard(r.hand_size - sum(b for b in self.bids if b is not None))
+            self.bids[seat] = self.decider.bid(seat, frozenset(self.hands[seat]), frozenset(legal), self)
+
+    def first_leader(self) -> int:
+        r = self.rules
+        if r.lead == "holder":
+            for seat, hand in enumerate(self.hands):
+                if any(self.card(c).name == r.first_lead_card for c in hand):
+                    return seat
+        if r.lead == "dealer":
+            return self.dealer
+        return (self.dealer + 1) % r.players
+
+    # --- the tricks
+    def winner_of(self, cards: list[int]) -> int:
+        """Position of the winning card: the highest trump if any was played, else the highest
+        card of the suit led; between equal copies the first played."""
+        led = self.card(cards[0]).suit
+        trumps = [i for i, c in enumerate(cards) if self.trump is not None and self.card(c).suit == self.trump]
+        contenders = trumps or [i for i, c in enumerate(cards) if self.card(c).suit == led]
+        best = contenders[0]
+        for i in contenders[1:]:
+            if self.card(cards[i]).rank > self.card(cards[best]).rank:
+                best = i
+        return best
+
+    def legal(self, seat: int, played: list[int], first_trick: bool) -> set[int]:
+        r = self.rules
+        hand = self.hands[seat]
+        legal = set(hand)
+        if not played:
+            lead = [c for c in hand if self.card(c).name == r.first_lead_card]
+            if first_trick and lead:
+                return set(lead[:1])
+            if r.unbroken_suit is not None and not self.broken:
+                others = {c for c in hand if self.card(c).suit != r.unbroken_suit}
+                legal = others or legal
+        else:
+            if r.follow_suit:
+                led = self.card(played[0]).suit
+                follows = {c for c in hand if self.card(c).suit == led}
+                trumps = {c for c in hand if self.card(c).suit == self.trump}
+                if follows:
+                    legal = follows
+                elif r.void_trump and trumps:
+                    legal = trumps
+            if r.must_beat:
+                now = played[self.winner_of(played)]
+                beating = {c for c in legal if self.winner_of([now, c]) == 1}
+                legal = beating or legal
+        if first_trick and r.first_trick_no_points:
+            legal = {c for c in legal if self.card(c).points == 0} or legal
+        if r.withheld:
+            legal = (legal - r.withheld) or legal
+        return legal
+
+    def play_tricks(self):
+        r = self.rules
+        leader = self.first_leader()
+        for t in range(r.hand_size):
+            played = []
+            for i in range(r.players):
+                seat = (leader + i) % r.players
+                legal = self.legal(seat, played, t == 0)
+                c = self.decider.play(seat, frozenset(self.hands[seat]), frozenset(legal), self)
+                self.hands[seat].discard(c)
+                played.append(c)
+                card = self.card(c)
+                if r.unbroken_suit is not None and (card.suit == r.unbroken_suit or card.name in r.breaking_cards):
+                    self.broken = True
+            position = self.winner_of(played)
+            winner = (leader + position) % r.players
+            points = sum(self.card(c).points for c in played)
+            led = self.card(played[0]).suit
+            if self.trump is not None and led != self.trump and self.card(played[position]).suit == self.trump:
+                self.trumped += 1
+            self.won[winner] += 1
+            self.taken[winner] |= set(played)
+            self.tricks.append(Trick(self.round, t, leader, [self.card(c).name for c in played], winner, points))
+            leader = winner
+
+    def scores(self) -> tuple[list[int], int, int]:
+        """(each seat's score for the round, 1 if a seat shot the moon, the exact bids)."""
+        r = self.rules
+        card_points = [sum(self.card(c).points for c in taken) for taken in self.taken]
+        moons = 0
+        if r.moon:
+            point_cards = {c for taken in self.taken for c in taken if self.card(c).points != 0}
+            for seat, taken in enumerate(self.taken):
+                if point_cards and point_cards <= taken:
+                    total = sum(card_points)
+                    card_points = [0 if s == seat else total for s in range(r.players)]
+                    moons = 1
+                    break
+        out = []
+        exact = 0
+        for s in range(r.players):
+            score = r.base + r.per_trick * self.won[s] + card_points[s]
+            if r.bidding:
+                if self.bids[s] == self.won[s]:
+                    score += r.exact_bid
+                    exact += 1
+                else:
+                    score -= r.off_bid_per_trick * abs(self.bids[s] - self.won[s])
+            out.append(score)
+        return out, moons, exact
+
+    def play(self):
+        self.do_pass()
+        self.do_bids()
+        self.play_tricks()
+        return self.scores()
+
+    def summary(self, dealt: list[set[int]]) -> dict:
+        return {"round": self.round, "dealer": self.dealer,
+                "hands": [[self.card(c).name for c in sorted(h)] for h in dealt],
+                "trump_card": self.card(self.trump_card).name if self.trump_card is not None else None,
+                "pass_offset": (self.rules.pass_to(self.direction, 0) if self.rules.pass_cards else 0),
+                "passes": self.passes, "bids": list(self.bids) if self.rules.bidding else []}
+
+
+def shares_of(totals: list[int], lowest_wins: bool) -> list[float]:
+    best = min(totals) if lowest_wins else max(totals)
+    tied = totals.count(best)
+    return [1.0 / tied if t == best else 0.0 for t in totals]
+
+
+def deal(rules: Rules, stream: PyStream) -> tuple[list[set[int]], int | None]:
+    """Shuffle (Fisher–Yates from the top) and deal hand_size cards to each seat in turn of the
+    shuffled order; the next card is turned up for a turned-up trump."""
+    order = list(range(len(rules.deck)))
+    for i in range(len(order) - 1, 0, -1):
+        j = stream.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    h = rules.hand_size
+    hands = [set(order[s * h:(s + 1) * h]) for s in range(rules.players)]
+    trump_card = order[rules.players * h] if rules.trump_kind == "turned-up" else None
+    return hands, trump_card
+
+
+def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
+    """Game ``index`` of run ``seed``: random players (the seats' own streams) unless ``decider``."""
+    stream = PyStream(seed, index, DEAL)
+    decider = decider or RandomDecider(seat_play_streams(seed, index, rules.players))
+    record = Record(rules.players)
+    totals = [0] * rules.players
+    counters = {"leads_won": 0, "trumped_tricks": 0, "moons": 0, "exact_bids": 0}
+    dealer = stream.below(rules.players) if rules.random_dealer else 0
+    for r in range(rules.rounds):
+        hands, trump_card = deal(rules, stream)
+        direction = "none"
+        if rules.pass_cards:
+            directions = rules.pass_directions
+            direction = directions[stream.below(len(directions))] if rules.pass_random else directions[r % len(directions)]
+        rnd = Round(rules, hands, dealer, trump_card, direction, decider, r, totals)
+        scores, moons, exact = rnd.play()
+        record.rounds.append(rnd.summary(hands))
+        record.tricks += rnd.tricks
+        totals = [a + b for a, b in zip(totals, scores)]
+        counters["moons"] += moons
+        counters["exact_bids"] += exact
+        counters["trumped_tricks"] += rnd.trumped
+        counters["leads_won"] += sum(t.winner == t.leader for t in rnd.tricks)
+        dealer = (dealer + 1) % rules.players
+    record.scores = totals
+    record.shares = shares_of(totals, rules.lowest_wins)
+    record.counters = counters
+    return record
+
+
+def play_round(rules: Rules, hands: list[set[int]], dealer: int, trump_card: int | None, direction: str,
+               script, then=None) -> tuple[Round, list[int]]:
+    """One round from a given deal with scripted decisions (deck indices for cards, numbers for
+    bids): the round and its scores.  A decision the rules refuse raises BalanceError."""
+    rnd = Round(rules, hands, dealer, trump_card, direction, Scripted(script, then))
+    scores, _, _ = rnd.play()
+    return rnd, scores

@@ -1,0 +1,331 @@
+"""Trick-taking games from a rules file: state encoding and the rules every such game shares
+(compiled).  The rules file (``rulesfile.py``, docs/rules-files.md) becomes data, never code: one
+compiled play loop plays every rules file, so a new file or an edited one compiles nothing.
+
+Encoding
+--------
+The cards in play at a player count are numbered by *deck index*, suit by suit in the file's
+order, low rank first (copies side by side); a hand is a uint64 with bit i set for card i.
+
+    cards[C_SUIT, i]     suit of card i (0 = the file's first suit)
+    cards[C_RANK, i]     its rank's position in deck.ranks (higher beats lower)
+    cards[C_POINTS, i]   its points when taken in a trick (scoring.card_points)
+    masks[M_SUIT + k]    the cards of suit k
+    masks[M_POINTS]      the cards with points (other than 0)
+    masks[M_BREAKING]    cards that break the unbroken suit when played (play.breaking_cards)
+
+``rules`` is an int64 vector of the rules in force (R_* slots).  ``table`` is the public state a
+strategy may read (T_* slots):
+
+    T_ROUND, T_TRICK, T_LEADER, T_NPLAYED, T_DEALER
+    T_TRUMP              trump suit of this round, -1 for none
+    T_TRUMP_CARD         the turned-up card (public), -1 for none
+    T_BROKEN             1 once the unbroken suit (play.unbroken_suit) is broken
+    T_PASS_OFFSET        this round's pass: seat s gives to seat s + offset (0: no pass)
+    T_PLAY + i           deck index of the i-th card of the trick
+    T_BID + s            seat s's bid this round (-1: not yet, or no bidding)
+    T_WON + s            tricks seat s has won this round
+    T_POINTS + s         card points seat s has taken this round
+    T_TOTAL + s          seat s's score from earlier rounds
+    T_VOID + s           suits seat s has shown it holds none of (bit k = suit k): it did not follow
+"""
+import numpy as np
+
+from simcore.bits import bit, lowest_index
+from simcore.jit import kernel
+
+MAX_PLAYERS = 8
+MAX_DECK = 64
+MAX_SUITS = 16
+MAX_PASS = 16
+MAX_DIRECTIONS = 8
+
+# card fields
+C_SUIT, C_RANK, C_POINTS = range(3)
+N_CARD_FIELDS = 3
+
+# masks
+M_SUIT = 0
+M_POINTS = MAX_SUITS
+M_BREAKING = MAX_SUITS + 1
+N_MASKS = MAX_SUITS + 2
+
+# rules vector
+(R_PLAYERS, R_DECK, R_HAND, R_SUITS, R_ROUNDS, R_LOWEST_WINS, R_RANDOM_DEALER, R_REVEALED, R_PASS_CARDS,
+ R_PASS_RANDOM, R_PASS_N) = range(11)
+R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
+(R_TRUMP_KIND, R_TRUMP_SUIT, R_BIDDING, R_LAST_BID, R_LEAD, R_FIRST_LEAD_CARD, R_FOLLOW, R_VOID_TRUMP,
+ R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON,
+ R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 17)
+N_RULES = R_WITHHELD + 1
+
+TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP = 0, 1, 2
+LEAD_LEFT_OF_DEALER, LEAD_DEALER, LEAD_HOLDER = 0, 1, 2
+
+# public table
+T_ROUND, T_TRICK, T_LEADER, T_NPLAYED, T_DEALER, T_TRUMP, T_TRUMP_CARD, T_BROKEN, T_PASS_OFFSET = range(9)
+T_PLAY = 9
+T_BID = T_PLAY + MAX_PLAYERS
+T_WON = T_BID + MAX_PLAYERS
+T_POINTS = T_WON + MAX_PLAYERS
+T_TOTAL = T_POINTS + MAX_PLAYERS
+T_VOID = T_TOTAL + MAX_PLAYERS
+TABLE_WIDTH = T_VOID + MAX_PLAYERS
+
+# per-game counters of the rules' events
+C_LEADS_WON, C_TRUMPED, C_MOONS, C_EXACT_BIDS = range(4)
+COUNTER_NAMES = ("leads_won", "trumped_tricks", "moons", "exact_bids")
+N_COUNTERS = 4
+
+# one log row per trick
+L_ROUND, L_TRICK, L_LEADER = range(3)
+L_CARD = 3
+L_WINNER = L_CARD + MAX_PLAYERS
+L_POINTS = L_WINNER + 1
+LOG_WIDTH = L_POINTS + 1
+# one row per round: what was dealt and decided before the first trick
+I_DEALER, I_TRUMP_CARD, I_PASS_OFFSET = range(3)
+I_BID = 3
+I_PASSED = I_BID + MAX_PLAYERS  # + seat * MAX_PASS + k
+ROUND_WIDTH = I_PASSED + MAX_PLAYERS * MAX_PASS
+
+# a scripted decision's kind (scenarios and the OpenSpiel check give the decisions in this order:
+# every seat's passes, seat 0 first; the bids in bidding order; the cards in play order)
+PASS, BID, PLAY = 0, 1, 2
+
+
+@kernel(globals(), inline="always")
+def beats(card, best, cards, trump):
+    """Whether ``card`` beats ``best``, the card now winning the trick: a higher card of its suit,
+    or a trump on a card that is not one (a card of any other suit never wins)."""
+    suit = cards[C_SUIT, card]
+    best_suit = cards[C_SUIT, best]
+    if suit == best_suit:
+        return cards[C_RANK, card] > cards[C_RANK, best]
+    return suit == trump
+
+
+@kernel(globals(), inline="always")
+def winning_position(table, n_played, cards, trump):
+    """Position (in play order) of the card winning the trick so far: the highest card of the led
+    suit, unless a trump was played, then the highest trump; the earlier of two equal copies."""
+    best = 0
+    for i in range(1, n_played):
+        if beats(table[T_PLAY + i], table[T_PLAY + best], cards, trump):
+            best = i
+    return best
+
+
+@kernel(globals(), inline="always")
+def legal_plays(hand, table, rules, cards, masks, first_trick):
+    """The cards of ``hand`` the rules allow now (table[T_NPLAYED] cards of the trick played)."""
+    n_played = table[T_NPLAYED]
+    legal = hand
+    if n_played == 0:
+        lead_card = rules[R_FIRST_LEAD_CARD]
+        if first_trick and lead_card >= 0 and (hand >> np.uint64(lead_card)) & np.uint64(1) != 0:
+            return bit(lead_card)  # the holder of play.first_lead_card leads it
+        unbroken = rules[R_UNBROKEN]
+        if unbroken >= 0 and table[T_BROKEN] == 0:
+            others = hand & ~masks[M_SUIT + unbroken]
+            if others != 0:
+                legal = others
+    else:
+        trump = table[T_TRUMP]
+        if rules[R_FOLLOW] != 0:
+            follows = hand & masks[M_SUIT + cards[C_SUIT, table[T_PLAY]]]
+            if follows != 0:
+                legal = follows
+            elif rules[R_VOID_TRUMP] != 0 and trump >= 0 and hand & masks[M_SUIT + trump] != 0:
+                legal = hand & masks[M_SUIT + trump]
+        if rules[R_MUST_BEAT] != 0:
+            best = table[T_PLAY + winning_position(table, n_played, cards, trump)]
+            winners = np.uint64(0)
+            m = legal
+            while m != 0:
+                c = lowest_index(m)
+                m &= m - np.uint64(1)
+                if beats(c, best, cards, trump):
+                    winners |= bit(c)
+            if winners != 0:
+                legal = winners
+    if first_trick and rules[R_FIRST_NO_POINTS] != 0:
+        plain = legal & ~masks[M_POINTS]
+        if plain != 0:
+            legal = plain
+    return legal
+
+
+@kernel(globals(), inline="always")
+def legal_bids(rules, table, n_players, bids_made, hand_size):
+    """Bids allowed now as a mask (bit b = bid b): 0..hand_size, and for the last bidder under
+    bidding.last_bidder_may_not_make_total, not the bid that makes the bids add up to the tricks."""
+    legal = (bit(hand_size + 1) - np.uint64(1)) if hand_size < 63 else ~np.uint64(0)
+    if rules[R_LAST_BID] != 0 and bids_made == n_players - 1:
+        total = 0
+        for s in range(n_players):
+            if table[T_BID + s] >= 0:
+                total += table[T_BID + s]
+        forbidden = hand_size - total
+        if 0 <= forbidden <= hand_size:
+            legal &= ~bit(forbidden)
+    return legal
+
+
+@kernel(globals(), inline="always")
+def round_scores(table, rules, n_players, moon_seat, out, at):
+    """Each seat's score for the round into ``out[at + s]``: base + per trick + card points + the bid's
+    bonus or penalty; a seat that took every card with points (``moon_seat`` >= 0, scoring.moon)
+    scores none of them and every other seat scores them all."""
+    moon_points = 0
+    for s in range(n_players):
+        moon_points += table[T_POINTS + s]
+    for s in range(n_players):
+        won = table[T_WON + s]
+        points = table[T_POINTS + s]
+        if moon_seat >= 0:
+            points = 0 if s == moon_seat else moon_points
+        score = rules[R_BASE] + rules[R_PER_TRICK] * won + points
+        bid = table[T_BID + s]
+        if rules[R_BIDDING] != 0 and bid >= 0:
+            if bid == won:
+                score += rules[R_EXACT]
+            else:
+                score -= rules[R_OFF] * abs(bid - won)
+        out[at + s] = score
+
+
+@kernel(globals(), inline="always")
+def match_shares(totals, n_players, lowest_wins, shares_out):
+    """Win shares of one game: the best total wins (the lowest with game.winner = "lowest"); a tie
+    for the best splits one win equally."""
+    best = totals[0]
+    for s in range(1, n_players):
+        if (totals[s] < best) if lowest_wins else (totals[s] > best):
+            best = totals[s]
+    tied = 0
+    for s in range(n_players):
+        if totals[s] == best:
+            tied += 1
+    for s in range(n_players):
+        shares_out[s] = 1.0 / tied if totals[s] == best else 0.0
+
+
+# ---------------------------------------------------------------------------
+# The rules in force for one player count (plain Python, once per run)
+
+from dataclasses import dataclass  # noqa: E402
+
+from simcore.games.trick.rulesfile import deck_of, hand_size_of  # noqa: E402
+
+GAME = "rules-file"  # the engine's name; each rules file is its own game (simcore/games/trick/game.py)
+TITLE = "A trick-taking game from a rules file"
+PLAYER_COUNTS = tuple(range(2, MAX_PLAYERS + 1))
+VARIANT_KEYS: dict = {}  # a rules file's variants are its own dotted keys (rulesfile.valid_keys)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything the kernel needs about the rules in force, as arrays, and the names to print."""
+
+    players: int
+    names: tuple  # card name per deck index
+    suits: tuple  # suit names
+    hand_size: int
+    rounds: int
+    tricks: int  # per round
+    rules: np.ndarray  # int64[N_RULES]
+    cards: np.ndarray  # int64[N_CARD_FIELDS, deck]
+    masks: np.ndarray  # uint64[N_MASKS]
+    spec: object  # the checked rules file (rulesfile.Spec)
+
+    @property
+    def deck(self) -> int:
+        return len(self.names)
+
+    def index_of(self, name: str) -> int:
+        return self.names.index(name)
+
+
+def pass_offset(direction: str, players: int) -> int:
+    return {"none": 0, "left": 1, "right": players - 1, "across": players // 2}[direction]
+
+
+def make_setup(spec, players: int) -> Setup:
+    """The kernel arrays of a checked rules file (``rulesfile.read_rules``) at ``players`` players."""
+    m = spec.model
+    if players not in spec.player_counts:
+        counts = ", ".join(map(str, spec.player_counts))
+        raise spec.error(("game", "players"), f"{m.game.name} is played by {counts} players, not {players}")
+    deck = deck_of(spec, players)
+    names = tuple(name for _, _, name in deck)
+    hand = hand_size_of(spec, players, len(deck))
+    if "across" in m.passing.directions and m.passing.cards and players % 2:
+        raise spec.error(("pass", "directions"), f"'across' has no seat opposite with {players} players")
+    cards = np.zeros((N_CARD_FIELDS, len(deck)), dtype=np.int64)
+    masks = np.zeros(N_MASKS, dtype=np.uint64)
+    suit_names = list(m.deck.suits)
+    points = dict(m.scoring.card_points)
+    for i, (k, r, name) in enumerate(deck):
+        cards[C_SUIT, i] = k
+        cards[C_RANK, i] = r
+        # the most specific key wins: the card, else its suit, else its rank
+        value = points.get(name, points.get(suit_names[k], points.get(m.deck.ranks[r], 0)))
+        cards[C_POINTS, i] = value
+        masks[M_SUIT + k] |= np.uint64(1) << np.uint64(i)
+        if value != 0:
+            masks[M_POINTS] |= np.uint64(1) << np.uint64(i)
+        if name in m.play.breaking_cards:
+            masks[M_BREAKING] |= np.uint64(1) << np.uint64(i)
+
+    rules = np.zeros(N_RULES, dtype=np.int64)
+    rules[R_PLAYERS] = players
+    rules[R_DECK] = len(deck)
+    rules[R_HAND] = hand
+    rules[R_SUITS] = len(suit_names)
+    rules[R_ROUNDS] = m.game.rounds
+    rules[R_LOWEST_WINS] = m.game.winner == "lowest"
+    rules[R_RANDOM_DEALER] = m.game.dealer == "random"
+    rules[R_REVEALED] = m.deal.left_out == "revealed"
+    rules[R_PASS_CARDS] = m.passing.cards
+    rules[R_PASS_RANDOM] = m.passing.choice == "random"
+    directions = m.passing.directions if m.passing.cards else ["none"]
+    rules[R_PASS_N] = len(directions)
+    for k, direction in enumerate(directions[:MAX_DIRECTIONS]):
+        rules[R_PASS_OFFSET + k] = pass_offset(direction, players)
+    rules[R_TRUMP_KIND] = {"none": TRUMP_NONE, "fixed": TRUMP_FIXED, "turned-up": TRUMP_TURNED_UP}[m.trump.kind]
+    rules[R_TRUMP_SUIT] = suit_names.index(m.trump.suit) if m.trump.kind == "fixed" else -1
+    rules[R_BIDDING] = m.bidding.kind == "tricks"
+    rules[R_LAST_BID] = m.bidding.last_bidder_may_not_make_total
+    rules[R_LEAD] = {"left-of-dealer": LEAD_LEFT_OF_DEALER, "dealer": LEAD_DEALER, "holder": LEAD_HOLDER}[m.play.lead]
+    first = m.play.first_lead_card
+    rules[R_FIRST_LEAD_CARD] = names.index(first) if first in names else -1
+    rules[R_FOLLOW] = m.play.follow == "suit"
+    rules[R_VOID_TRUMP] = m.play.when_void == "trump"
+    rules[R_MUST_BEAT] = m.play.must_beat
+    rules[R_UNBROKEN] = suit_names.index(m.play.unbroken_suit) if m.play.unbroken_suit else -1
+    rules[R_FIRST_NO_POINTS] = m.play.first_trick_no_points
+    rules[R_BASE] = m.scoring.base
+    rules[R_PER_TRICK] = m.scoring.per_trick
+    rules[R_EXACT] = m.scoring.exact_bid
+    rules[R_OFF] = m.scoring.off_bid_per_trick
+    rules[R_MOON] = m.scoring.moon
+    bound = score_bound(rules, cards)
+    if bound > SCORE_LIMIT:
+        raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "
+                         f"keeps them within ±{SCORE_LIMIT:,} (fewer rounds or smaller points)")
+    return Setup(players, names, tuple(suit_names), hand, m.game.rounds, hand, rules, cards, masks, spec)
+
+
+SCORE_LIMIT = 32767  # scores are stored as int16
+
+
+def score_bound(rules: np.ndarray, cards: np.ndarray) -> int:
+    """The largest score magnitude the rules allow over a whole game (a seat taking every
+    trick and every card's points, or, shooting the moon, everyone else's; the bid's bonus or
+    penalty at its largest)."""
+    hand = int(rules[R_HAND])
+    points = int(np.abs(cards[C_POINTS]).sum())
+    per_round = (abs(int(rules[R_BASE])) + abs(int(rules[R_PER_TRICK])) * hand + points
+                 + abs(int(rules[R_EXACT])) + abs(int(rules[R_OFF])) * hand)
+    return per_round * int(rules[R_ROUNDS])

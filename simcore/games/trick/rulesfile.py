@@ -1,0 +1,380 @@
+"""A trick-taking game described in a rules file: TOML, checked against a schema (pydantic).
+
+docs/rules-files.md documents every key with an example.  Reading a file gives a ``Spec``: the
+checked settings in the game's own words (suit and card names), which ``rules.make_setup`` turns
+into kernel arrays for one player count.  A problem is one line naming the file, the key and its
+line, and what is wrong (``RulesFileError``, a ``BalanceError``: exit code 2, nothing written).
+
+A variant of a rules-file game (``whatif``, ``sweep``, ``--set``) is a set of dotted key overrides
+(``deal.hand_size = 9``) applied to the file's table before it is checked, so an override is held
+to every rule the file is.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from pathlib import Path
+from typing import Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+
+from simcore.errors import BalanceError
+
+MAX_DECK = 64  # a hand is a uint64 bitmask of deck indices
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_ROUNDS = 255  # per-game counters are 8-bit
+DIRECTIONS = ("left", "right", "across", "none")
+
+
+class RulesFileError(BalanceError):
+    """A rules file that cannot be played: one line, exit code 2."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GameSection(_Section):
+    name: StrictStr = Field(min_length=1, max_length=80)
+    players: Union[StrictInt, list[StrictInt]]
+    rounds: StrictInt = Field(default=1, ge=1, le=MAX_ROUNDS)
+    winner: Literal["highest", "lowest"] = "highest"
+    dealer: Literal["first-seat", "random"] = "first-seat"
+    description: StrictStr = ""
+
+
+class PlayerCountChanges(_Section):
+    remove: list[StrictStr] = []
+
+
+class DeckSection(_Section):
+    suits: list[StrictStr] = Field(min_length=1, max_length=16)
+    symbols: list[StrictStr] | None = None
+    ranks: list[StrictStr] = Field(min_length=1, max_length=64)
+    remove: list[StrictStr] = []
+    copies: StrictInt = Field(default=1, ge=1, le=8)
+    players: dict[str, PlayerCountChanges] = {}
+
+
+class DealSection(_Section):
+    hand_size: Union[StrictInt, dict[str, StrictInt], None] = None
+    left_out: Literal["hidden", "revealed"] = "hidden"
+
+
+class PassSection(_Section):
+    cards: StrictInt = Field(default=0, ge=0, le=16)
+    directions: list[Literal["left", "right", "across", "none"]] = ["left"]
+    choice: Literal["cycle", "random"] = "cycle"
+
+
+class TrumpSection(_Section):
+    kind: Literal["none", "fixed", "turned-up"] = "none"
+    suit: StrictStr | None = None
+
+
+class BiddingSection(_Section):
+    kind: Literal["none", "tricks"] = "none"
+    last_bidder_may_not_make_total: StrictBool = False
+
+
+class PlaySection(_Section):
+    lead: Literal["left-of-dealer", "dealer", "holder"] = "left-of-dealer"
+    first_lead_card: StrictStr | None = None
+    follow: Literal["suit", "free"] = "suit"
+    when_void: Literal["any", "trump"] = "any"
+    must_beat: StrictBool = False
+    unbroken_suit: StrictStr | None = None
+    breaking_cards: list[StrictStr] = []
+    first_trick_no_points: StrictBool = False
+
+
+class ScoringSection(_Section):
+    base: StrictInt = Field(default=0, ge=-10_000, le=10_000)
+    per_trick: StrictInt = Field(default=0, ge=-1000, le=1000)
+    card_points: dict[str, StrictInt] = {}
+    exact_bid: StrictInt = Field(default=0, ge=-1000, le=1000)
+    off_bid_per_trick: StrictInt = Field(default=0, ge=-1000, le=1000)
+    moon: StrictBool = False
+
+
+class RulesFile(_Section):
+    game: GameSection
+    deck: DeckSection
+    deal: DealSection = DealSection()
+    passing: PassSection = Field(default=PassSection(), alias="pass")
+    trump: TrumpSection = TrumpSection()
+    bidding: BiddingSection = BiddingSection()
+    play: PlaySection = PlaySection()
+    scoring: ScoringSection = ScoringSection()
+
+
+SECTIONS = {"game": GameSection, "deck": DeckSection, "deal": DealSection, "pass": PassSection,
+            "trump": TrumpSection, "bidding": BiddingSection, "play": PlaySection, "scoring": ScoringSection}
+
+
+def valid_keys() -> list[str]:
+    """Every dotted key a rules file (and a variant of one) may set."""
+    return [f"{section}.{key}" for section, model in SECTIONS.items() for key in model.model_fields]
+
+
+# --------------------------------------------------------------------------------------------
+# where a key is in the file: line numbers for the one-line errors
+
+def line_of(text: str, location: tuple) -> int | None:
+    """The line (1-based) of the dotted ``location`` in the TOML ``text``: the key's line in its
+    table, else the table's header; None when neither is there (a key the file left out)."""
+    keys = [str(k) for k in location if not isinstance(k, int)]
+    if not keys:
+        return None
+    lines = text.splitlines()
+    header = None
+    section = keys[0]
+    for depth in range(len(keys) - 1, 0, -1):  # the deepest table header that is in the file
+        name = ".".join(keys[:depth])
+        pattern = re.compile(r"^\s*\[\s*" + re.escape(name).replace(r"\.", r"\s*\.\s*") + r"\s*\]")
+        for number, line in enumerate(lines, 1):
+            if pattern.match(line):
+                header, section = number, name
+                break
+        if header is not None:
+            break
+    rest = keys[len(section.split(".")):] if header is not None else keys
+    key = rest[0] if rest else None
+    if key is not None:
+        start = header or 0
+        pattern = re.compile(r"^\s*(?:" + re.escape(".".join(rest)) + "|" + re.escape(key) + r"|\"" + re.escape(key)
+                             + r"\")\s*=")
+        for number, line in enumerate(lines[start:], start + 1):
+            if number > start + 1 and header is not None and re.match(r"^\s*\[", line):
+                break
+            if pattern.match(line):
+                return number
+        if header is None:  # an inline table or a dotted key on the parent's line
+            pattern = re.compile(r"^\s*" + re.escape(keys[0]) + r"\s*[.=]")
+            for number, line in enumerate(lines, 1):
+                if pattern.match(line):
+                    return number
+    return header
+
+
+def _where(path: str, text: str, location: tuple) -> str:
+    key = ".".join(str(k) for k in location if not isinstance(k, int)) or "(top)"
+    line = line_of(text, location)
+    return f"{path}: {key}" + (f" (line {line})" if line else "")
+
+
+def _closest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _message(error: dict, path: str, text: str) -> str:
+    location = tuple(error["loc"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = location[:-1]
+        model = RulesFile if not parent else SECTIONS.get(str(parent[0]))
+        if len(parent) > 1 and parent[0] == "deck":
+            model = PlayerCountChanges
+        names = (list(SECTIONS) if model is RulesFile else list(model.model_fields) if model else [])
+        return f"{_where(path, text, location)}: unknown key{_closest(str(location[-1]), names)}"
+    if kind == "missing":
+        return f"{_where(path, text, location)}: missing (every rules file needs it; docs/rules-files.md)"
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        got = error.get("input")
+        return f"{_where(path, text, location)}: {got!r} is not one of {expected}"
+    what = error["msg"][0].lower() + error["msg"][1:]
+    return f"{_where(path, text, location)}: {what}, not {error.get('input')!r}"[:300]
+
+
+# --------------------------------------------------------------------------------------------
+# the checked file
+
+class Spec:
+    """A checked rules file: its parsed sections, its text's hash, and where it came from."""
+
+    def __init__(self, model: RulesFile, path: str, text: str, raw: dict, overrides: dict):
+        self.model = model
+        self.path = path
+        self.text = text
+        self.raw = raw
+        self.overrides = dict(overrides)
+        self.digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        g = model.game
+        self.name = g.name
+        self.player_counts = tuple(sorted(set(g.players if isinstance(g.players, list) else [g.players])))
+
+    def error(self, location: tuple, message: str) -> RulesFileError:
+        return RulesFileError(f"{_where(self.path, self.text, location)}: {message}")
+
+
+def apply_overrides(data: dict, overrides: dict, path: str) -> dict:
+    """The rules file's table with dotted ``overrides`` (``deal.hand_size``) set."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    keys = valid_keys()
+    for dotted, value in overrides.items():
+        section, _, key = dotted.partition(".")
+        if dotted not in keys:
+            raise RulesFileError(f"{path}: unknown key '{dotted}'{_closest(dotted, keys)}")
+        out.setdefault(section, {})
+        if not isinstance(out[section], dict):
+            raise RulesFileError(f"{path}: cannot set '{dotted}': '{section}' is not a table")
+        out[section][key] = value
+    return out
+
+
+def read_rules(path: str | Path, overrides: dict | None = None) -> Spec:
+    """Read and check a rules file (plus dotted ``overrides``): a ``Spec``, or one line saying what is wrong."""
+    from simcore.variants import read_toml
+
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise RulesFileError(f"rules file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesFileError(f"cannot read rules file {path}: {exc}") from None
+    return parse_rules(read_toml(path, "rules file", text), path, text, overrides or {})
+
+
+def parse_rules(data: dict, path: str, text: str, overrides: dict) -> Spec:
+    data = apply_overrides(data, overrides, path)
+    try:
+        model = RulesFile.model_validate(data)
+    except ValidationError as exc:
+        errors = sorted(exc.errors(), key=lambda e: (line_of(text, tuple(e["loc"])) or 10**9))
+        raise RulesFileError(_message(errors[0], path, text)) from None
+    spec = Spec(model, path, text, data, overrides)
+    check_spec(spec)
+    return spec
+
+
+def check_spec(spec: Spec) -> None:
+    """What the schema cannot say: names that must exist, decks big enough, a game that ends."""
+    m = spec.model
+    for key, values in (("suits", m.deck.suits), ("ranks", m.deck.ranks), ("symbols", m.deck.symbols or [])):
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise spec.error(("deck", key), f"{twice[0]!r} is listed twice")
+    if m.deck.symbols is not None and len(m.deck.symbols) != len(m.deck.suits):
+        raise spec.error(("deck", "symbols"), f"{len(m.deck.symbols)} symbols for {len(m.deck.suits)} suits")
+    if m.deck.symbols is None and len({s[:1].upper() for s in m.deck.suits}) < len(m.deck.suits):
+        raise spec.error(("deck", "suits"), "two suits start with the same letter: give deck.symbols")
+    if len(m.deck.suits) * len(m.deck.ranks) * m.deck.copies > MAX_DECK:
+        raise spec.error(("deck", "ranks"), f"{len(m.deck.suits)} suits x {len(m.deck.ranks)} ranks x "
+                         f"{m.deck.copies} copies is more than the engine's {MAX_DECK} cards")
+    for n in spec.player_counts:
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise spec.error(("game", "players"), f"{n} players: the engine plays {MIN_PLAYERS} to {MAX_PLAYERS}")
+    for key in m.deck.players:
+        if not key.isdigit() or int(key) not in spec.player_counts:
+            raise spec.error(("deck", "players", key), f"'{key}' is not one of the game's player counts "
+                             f"{list(spec.player_counts)}")
+    if isinstance(m.deal.hand_size, dict):
+        for key in m.deal.hand_size:
+            if not key.isdigit() or int(key) not in spec.player_counts:
+                raise spec.error(("deal", "hand_size"), f"'{key}' is not one of the game's player counts "
+                                 f"{list(spec.player_counts)}")
+    for n in spec.player_counts:
+        deck = deck_of(spec, n)
+        hand = hand_size_of(spec, n, len(deck))
+        if hand < 1:
+            raise spec.error(("deal", "hand_size"), f"{n} players get no cards: the game cannot end")
+        need = n * hand + (1 if m.trump.kind == "turned-up" else 0)
+        if need > len(deck):
+            extra = " and one turned-up trump" if m.trump.kind == "turned-up" else ""
+            raise spec.error(("deal", "hand_size"), f"a deck of {len(deck)} cards cannot deal {n} hands of "
+                             f"{hand}{extra}")
+        if m.passing.cards > hand:
+            raise spec.error(("pass", "cards"), f"passes {m.passing.cards} cards from hands of {hand} ({n} players)")
+        if hand * m.game.rounds > MAX_ROUNDS:
+            raise spec.error(("game", "rounds"), f"{m.game.rounds} rounds of {hand} tricks: at most 255 tricks a game")
+    suits = m.deck.suits
+    if m.trump.kind == "fixed":
+        if m.trump.suit is None:
+            raise spec.error(("trump", "suit"), "a fixed trump needs its suit")
+    if m.trump.suit is not None and m.trump.suit not in suits:
+        raise spec.error(("trump", "suit"), f"no suit '{m.trump.suit}' in the deck{_closest(m.trump.suit, suits)}")
+    if m.trump.kind != "fixed" and m.trump.suit is not None:
+        raise spec.error(("trump", "suit"), f"only a fixed trump names its suit (kind is '{m.trump.kind}')")
+    if m.play.when_void == "trump" and m.trump.kind == "none":
+        raise spec.error(("play", "when_void"), "'trump' needs a trump suit (trump.kind is 'none')")
+    if m.play.unbroken_suit is not None and m.play.unbroken_suit not in suits:
+        raise spec.error(("play", "unbroken_suit"), f"no suit '{m.play.unbroken_suit}' in the deck"
+                         f"{_closest(m.play.unbroken_suit, suits)}")
+    if m.play.lead == "holder" and m.play.first_lead_card is None:
+        raise spec.error(("play", "first_lead_card"), "lead = \"holder\" needs the card whose holder leads")
+    if m.bidding.last_bidder_may_not_make_total and m.bidding.kind == "none":
+        raise spec.error(("bidding", "last_bidder_may_not_make_total"), "needs bidding.kind = \"tricks\"")
+    if m.scoring.exact_bid or m.scoring.off_bid_per_trick:
+        if m.bidding.kind == "none":
+            raise spec.error(("scoring", "exact_bid" if m.scoring.exact_bid else "off_bid_per_trick"),
+                             "scores a bid, but bidding.kind is \"none\"")
+    if m.passing.cards == 0 and m.passing.directions != ["left"]:
+        raise spec.error(("pass", "cards"), "directions are set but no cards are passed (pass.cards = 0)")
+    if m.passing.choice == "random" and m.game.rounds < 1:
+        raise spec.error(("pass", "choice"), "no rounds")
+    # every card, suit and rank name the file uses must exist (checked per player count: a card
+    # removed at one count may still be named by a rule)
+    names = set(card_names(m))
+    for key, values in (("breaking_cards", m.play.breaking_cards),
+                        ("first_lead_card", [m.play.first_lead_card] if m.play.first_lead_card else [])):
+        for name in values:
+            if name not in names:
+                raise spec.error(("play", key), f"no card '{name}' in the deck{_closest(name, names)}")
+    for location, values in ((("deck", "remove"), m.deck.remove),
+                             *((("deck", "players", k, "remove"), v.remove) for k, v in m.deck.players.items())):
+        for name in values:
+            if name not in names:
+                raise spec.error(location, f"no card '{name}' in the deck{_closest(name, names)}")
+    keys = names | set(suits) | set(m.deck.ranks)
+    for key in m.scoring.card_points:
+        if key not in keys:
+            raise spec.error(("scoring", "card_points"), f"'{key}' is no card, suit or rank{_closest(key, keys)}")
+    if m.scoring.moon and not any(m.scoring.card_points.values()):
+        raise spec.error(("scoring", "moon"), "shooting the moon needs cards with points (scoring.card_points)")
+
+
+def suit_symbols(m: RulesFile) -> list[str]:
+    """The short symbol of each suit, as card names use it (``QS``): ``deck.symbols``, else the
+    suits' first letters, upper case."""
+    suits = m.deck.suits
+    if m.deck.symbols is not None:
+        return list(m.deck.symbols)
+    return [s[:1].upper() for s in suits]
+
+
+def card_names(m: RulesFile) -> list[str]:
+    """Every card of the full deck (before removals), suit by suit, low rank first: rank + symbol."""
+    return [f"{rank}{symbol}" for symbol in suit_symbols(m) for rank in m.deck.ranks]
+
+
+def deck_of(spec, players: int) -> list[tuple[int, int, str]]:
+    """(suit, rank, name) of every card in play with ``players`` players, in deck-index order."""
+    m = spec.model
+    removed = list(m.deck.remove)
+    extra = m.deck.players.get(str(players))
+    if extra is not None:
+        removed += extra.remove
+    out = []
+    for k, symbol in enumerate(suit_symbols(m)):
+        for r, rank in enumerate(m.deck.ranks):
+            name = f"{rank}{symbol}"
+            if name in removed:
+                continue
+            out.extend([(k, r, name)] * m.deck.copies)
+    return out
+
+
+def hand_size_of(spec, players: int, deck: int) -> int:
+    """deal.hand_size at ``players`` players; by default the deck shared out evenly (less one card
+    for a turned-up trump)."""
+    m = spec.model
+    size = m.deal.hand_size
+    if isinstance(size, dict):
+        size = size.get(str(players))
+    if size is None:
+        return (deck - (1 if m.trump.kind == "turned-up" else 0)) // players
+    return size
