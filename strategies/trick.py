@@ -21,13 +21,13 @@ Built-ins, which know nothing of a particular game but what the rules file says:
 """
 import numpy as np
 
-from simcore.bits import bit, highest_index, lowest_index, popcount
+from simcore.bits import bit, lowest_index
 from simcore.games.trick.rules import (
-    C_POINTS, C_RANK, C_SUIT, M_POINTS, M_SUIT, MAX_PLAYERS, R_BIDDING, R_DECK, R_HAND, R_PASS_CARDS, R_PER_TRICK,
-    R_PLAYERS, R_SUITS, T_BID, T_NPLAYED, T_PLAY, T_TRUMP, T_WON, beats, winning_position,
+    C_POINTS, C_RANK, C_SUIT, M_POINTS, M_SUIT, R_BIDDING, R_DECK, R_PER_TRICK,
+    R_PLAYERS, T_BID, T_NPLAYED, T_PLAY, T_TRUMP, T_WON, winner_of_trick,
 )
 from simcore.jit import kernel
-from strategies.common import random_card, random_card_of_seat  # random_card_of_seat: the play loop's draw
+from strategies.common import random_card, random_card_of_seat  # noqa: F401 (random_card_of_seat: the play loop's draw)
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
@@ -77,19 +77,17 @@ def dearest(mask, cards):
 
 
 @kernel(globals(), inline="always")
-def winners_of(legal, table, cards):
+def winners_of(legal, table, cards, masks, rules):
     """The cards of ``legal`` that would take the trick as it stands (all of them when leading)."""
     n = table[T_NPLAYED]
     if n == 0:
         return legal
-    trump = table[T_TRUMP]
-    best = table[T_PLAY + winning_position(table, n, cards, trump)]
     out = np.uint64(0)
     m = legal
     while m != 0:
         c = lowest_index(m)
         m &= m - np.uint64(1)
-        if beats(c, best, cards, trump):
+        if winner_of_trick(table, n, c, cards, masks, rules, table[T_TRUMP]) == n:
             out |= bit(c)
     return out
 
@@ -97,10 +95,10 @@ def winners_of(legal, table, cards):
 # --- greedy -----------------------------------------------------------------------------------
 
 @kernel(globals(), inline="always")
-def greedy_play(legal, table, cards):
+def greedy_play(legal, table, cards, masks, rules):
     if table[T_NPLAYED] == 0:
         return dearest(legal, cards)
-    winners = winners_of(legal, table, cards)
+    winners = winners_of(legal, table, cards, masks, rules)
     if winners != 0:
         return cheapest(winners, cards)
     return cheapest(legal, cards)
@@ -176,7 +174,7 @@ def heuristic_play(seat, hand, legal, table, cards, masks, rules):
             return dearest(legal, cards)
         plain = legal & ~masks[M_POINTS]
         return cheapest(plain if plain != 0 else legal, cards)
-    winners = winners_of(legal, table, cards)
+    winners = winners_of(legal, table, cards, masks, rules)
     last = n == rules[R_PLAYERS] - 1
     lead_suit = cards[C_SUIT, table[T_PLAY]]
     follows = legal & masks[M_SUIT + lead_suit] != 0
@@ -307,7 +305,7 @@ def choose_play(strategy, params, seat, hand, legal, seen, table, cards, masks, 
     if strategy == RANDOM:
         return random_card(legal, streams)
     if strategy == GREEDY:
-        return greedy_play(legal, table, cards)
+        return greedy_play(legal, table, cards, masks, rules)
     if strategy == HEURISTIC:
         return heuristic_play(seat, hand, legal, table, cards, masks, rules)
     return plugin_play(strategy - PLUGIN_BASE, params, seat, hand, legal, seen, table, cards, masks, rules, streams)

@@ -16,17 +16,17 @@ stream, which no strategy is handed; seat s's strategy is handed ``seat_streams[
 import numpy as np
 from numba import prange
 
-from simcore.bits import bit, popcount
+from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.games.trick.rules import (
     C_POINTS, C_SUIT, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_TRUMPED, I_BID, I_DEALER, I_PASS_OFFSET, I_PASSED, I_TRUMP_CARD,
     L_CARD, L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, M_BREAKING,
-    M_POINTS, M_SUIT, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
+    M_POINTS, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
     R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
     R_REVEALED, R_ROUNDS, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
     T_DEALER, T_LEADER, T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP,
     T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, TRUMP_FIXED, TRUMP_TURNED_UP, legal_bids, legal_plays, match_shares,
-    round_scores, winning_position,
+    round_scores, winner_of_trick,
 )
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
@@ -212,7 +212,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             if unbroken >= 0 and (suit == unbroken or (masks[M_BREAKING] >> np.uint64(card)) & np.uint64(1) != 0):
                 table[T_BROKEN] = 1
         table[T_NPLAYED] = n_players
-        win_pos = winning_position(table, n_players, cards, trump)
+        win_pos = winner_of_trick(table, n_players, -1, cards, masks, rules, trump)
         winner = leader + win_pos
         if winner >= n_players:
             winner -= n_players

@@ -19,8 +19,13 @@ class Card:
     index: int  # deck index: the order of the deck before shuffling
     name: str
     suit: str
-    rank: int  # higher beats lower within a suit
+    rank: int  # higher beats lower within a suit (unless the lowest wins)
     points: int
+    rank_name: str = ""
+
+    def named(self, names) -> bool:
+        """Whether a list of the rules file names this card: by itself, its rank or its suit."""
+        return self.name in names or self.rank_name in names or self.suit in names
 
 
 @dataclass
@@ -45,13 +50,16 @@ class Rules:
     void_trump: bool
     must_beat: bool
     unbroken_suit: str | None
-    breaking_cards: set[str]
+    breaking_cards: list[str]
     first_trick_no_points: bool
     base: int
     per_trick: int
     exact_bid: int
     off_bid_per_trick: int
     moon: bool
+    lowest_rank_wins: bool = False
+    reverse_if_played: list[str] = field(default_factory=list)
+    always_wins: list[str] = field(default_factory=list)
     withheld: set[int] = field(default_factory=set)
 
     @classmethod
@@ -65,7 +73,7 @@ class Rules:
         for i, (k, r, name) in enumerate(deck_of(setup.spec, setup.players)):
             suit = m.deck.suits[k]
             value = points[name] if name in points else points.get(suit, points.get(m.deck.ranks[r], 0))
-            deck.append(Card(i, name, suit, r, value))
+            deck.append(Card(i, name, suit, r, value, m.deck.ranks[r]))
         withheld_mask = int(setup.rules[R_WITHHELD]) & ((1 << 64) - 1)
         return cls(
             players=setup.players, deck=deck, hand_size=setup.hand_size, rounds=m.game.rounds,
@@ -75,9 +83,11 @@ class Rules:
             bidding=m.bidding.kind == "tricks", last_bid_rule=m.bidding.last_bidder_may_not_make_total,
             lead=m.play.lead, first_lead_card=m.play.first_lead_card, follow_suit=m.play.follow == "suit",
             void_trump=m.play.when_void == "trump", must_beat=m.play.must_beat, unbroken_suit=m.play.unbroken_suit,
-            breaking_cards=set(m.play.breaking_cards), first_trick_no_points=m.play.first_trick_no_points,
+            breaking_cards=list(m.play.breaking_cards), first_trick_no_points=m.play.first_trick_no_points,
             base=m.scoring.base, per_trick=m.scoring.per_trick, exact_bid=m.scoring.exact_bid,
             off_bid_per_trick=m.scoring.off_bid_per_trick, moon=m.scoring.moon,
+            lowest_rank_wins=m.trick.winner == "lowest", reverse_if_played=list(m.trick.reverse_if_played),
+            always_wins=list(m.trick.always_wins),
             withheld={i for i in range(len(deck)) if withheld_mask >> i & 1})
 
     def pass_to(self, direction: str, seat: int) -> int:
@@ -235,16 +245,23 @@ class Round:
 
     # --- the tricks
     def winner_of(self, cards: list[int]) -> int:
-        """Position of the winning card: the highest trump if any was played, else the highest
-        card of the suit led; between equal copies the first played."""
+        """Position of the winning card: the first card that always wins, if one was played; else
+        the highest trump if any was played, else the highest card of the suit led ("highest" is
+        "lowest" when the rules say so, and the other way round once a reversing card is in the
+        trick); between equal copies the first played."""
+        r = self.rules
+        for i, c in enumerate(cards):
+            if self.card(c).named(r.always_wins):
+                return i
+        lowest = r.lowest_rank_wins
+        if any(self.card(c).named(r.reverse_if_played) for c in cards):
+            lowest = not lowest
         led = self.card(cards[0]).suit
         trumps = [i for i, c in enumerate(cards) if self.trump is not None and self.card(c).suit == self.trump]
         contenders = trumps or [i for i, c in enumerate(cards) if self.card(c).suit == led]
-        best = contenders[0]
-        for i in contenders[1:]:
-            if self.card(cards[i]).rank > self.card(cards[best]).rank:
-                best = i
-        return best
+        ranks = [self.card(cards[i]).rank for i in contenders]
+        best_rank = min(ranks) if lowest else max(ranks)
+        return contenders[ranks.index(best_rank)]
 
     def legal(self, seat: int, played: list[int], first_trick: bool) -> set[int]:
         r = self.rules
@@ -267,8 +284,7 @@ class Round:
                 elif r.void_trump and trumps:
                     legal = trumps
             if r.must_beat:
-                now = played[self.winner_of(played)]
-                beating = {c for c in legal if self.winner_of([now, c]) == 1}
+                beating = {c for c in legal if self.winner_of(played + [c]) == len(played)}
                 legal = beating or legal
         if first_trick and r.first_trick_no_points:
             legal = {c for c in legal if self.card(c).points == 0} or legal
@@ -288,7 +304,7 @@ class Round:
                 self.hands[seat].discard(c)
                 played.append(c)
                 card = self.card(c)
-                if r.unbroken_suit is not None and (card.suit == r.unbroken_suit or card.name in r.breaking_cards):
+                if r.unbroken_suit is not None and (card.suit == r.unbroken_suit or card.named(r.breaking_cards)):
                     self.broken = True
             position = self.winner_of(played)
             winner = (leader + position) % r.players

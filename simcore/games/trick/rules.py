@@ -13,6 +13,8 @@ order, low rank first (copies side by side); a hand is a uint64 with bit i set f
     masks[M_SUIT + k]    the cards of suit k
     masks[M_POINTS]      the cards with points (other than 0)
     masks[M_BREAKING]    cards that break the unbroken suit when played (play.breaking_cards)
+    masks[M_ALWAYS_WINS] cards that take the trick whatever else is played (trick.always_wins)
+    masks[M_REVERSING]   cards that make the lowest rank win the trick (trick.reverse_if_played)
 
 ``rules`` is an int64 vector of the rules in force (R_* slots).  ``table`` is the public state a
 strategy may read (T_* slots):
@@ -48,15 +50,17 @@ N_CARD_FIELDS = 3
 M_SUIT = 0
 M_POINTS = MAX_SUITS
 M_BREAKING = MAX_SUITS + 1
-N_MASKS = MAX_SUITS + 2
+M_ALWAYS_WINS = MAX_SUITS + 2  # trick.always_wins: the first of them played takes the trick
+M_REVERSING = MAX_SUITS + 3  # trick.reverse_if_played: lowest wins instead of highest (or back)
+N_MASKS = MAX_SUITS + 4
 
 # rules vector
 (R_PLAYERS, R_DECK, R_HAND, R_SUITS, R_ROUNDS, R_LOWEST_WINS, R_RANDOM_DEALER, R_REVEALED, R_PASS_CARDS,
  R_PASS_RANDOM, R_PASS_N) = range(11)
 R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
 (R_TRUMP_KIND, R_TRUMP_SUIT, R_BIDDING, R_LAST_BID, R_LEAD, R_FIRST_LEAD_CARD, R_FOLLOW, R_VOID_TRUMP,
- R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON,
- R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 17)
+ R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON, R_LOWEST_RANK_WINS,
+ R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 18)
 N_RULES = R_WITHHELD + 1
 
 TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP = 0, 1, 2
@@ -95,24 +99,42 @@ PASS, BID, PLAY = 0, 1, 2
 
 
 @kernel(globals(), inline="always")
-def beats(card, best, cards, trump):
-    """Whether ``card`` beats ``best``, the card now winning the trick: a higher card of its suit,
-    or a trump on a card that is not one (a card of any other suit never wins)."""
-    suit = cards[C_SUIT, card]
-    best_suit = cards[C_SUIT, best]
-    if suit == best_suit:
-        return cards[C_RANK, card] > cards[C_RANK, best]
-    return suit == trump
+def card_at(table, i, n_played, candidate):
+    """The i-th card of the trick: the table's, or ``candidate`` as if played next (i == n_played)."""
+    return candidate if i == n_played else table[T_PLAY + i]
 
 
 @kernel(globals(), inline="always")
-def winning_position(table, n_played, cards, trump):
-    """Position (in play order) of the card winning the trick so far: the highest card of the led
-    suit, unless a trump was played, then the highest trump; the earlier of two equal copies."""
+def winner_of_trick(table, n_played, candidate, cards, masks, rules, trump):
+    """Position (in play order) of the card that wins the trick's first n_played cards, plus
+    ``candidate`` after them when it is a card (>= 0): a strategy asks "would this card take it?"
+    without writing to the table.
+
+    The first card of trick.always_wins played wins outright; otherwise a trump beats every card
+    of another suit, the led suit beats the rest, and within the winning suit the highest rank
+    wins (the lowest with trick.winner = "lowest"; a card of trick.reverse_if_played in the trick
+    turns that around); the earlier of two equal copies wins."""
+    m = n_played + (1 if candidate >= 0 else 0)
+    lowest = rules[R_LOWEST_RANK_WINS] != 0
+    for i in range(m):
+        c = card_at(table, i, n_played, candidate)
+        if (masks[M_ALWAYS_WINS] >> np.uint64(c)) & np.uint64(1) != 0:
+            return i
+        if (masks[M_REVERSING] >> np.uint64(c)) & np.uint64(1) != 0:
+            lowest = rules[R_LOWEST_RANK_WINS] == 0
     best = 0
-    for i in range(1, n_played):
-        if beats(table[T_PLAY + i], table[T_PLAY + best], cards, trump):
+    best_card = card_at(table, 0, n_played, candidate)
+    for i in range(1, m):
+        c = card_at(table, i, n_played, candidate)
+        suit = cards[C_SUIT, c]
+        best_suit = cards[C_SUIT, best_card]
+        if suit == best_suit:
+            better = cards[C_RANK, c] < cards[C_RANK, best_card] if lowest else cards[C_RANK, c] > cards[C_RANK, best_card]
+        else:
+            better = suit == trump
+        if better:
             best = i
+            best_card = c
     return best
 
 
@@ -139,13 +161,12 @@ def legal_plays(hand, table, rules, cards, masks, first_trick):
             elif rules[R_VOID_TRUMP] != 0 and trump >= 0 and hand & masks[M_SUIT + trump] != 0:
                 legal = hand & masks[M_SUIT + trump]
         if rules[R_MUST_BEAT] != 0:
-            best = table[T_PLAY + winning_position(table, n_played, cards, trump)]
             winners = np.uint64(0)
             m = legal
             while m != 0:
                 c = lowest_index(m)
                 m &= m - np.uint64(1)
-                if beats(c, best, cards, trump):
+                if winner_of_trick(table, n_played, c, cards, masks, rules, trump) == n_played:
                     winners |= bit(c)
             if winners != 0:
                 legal = winners
@@ -275,8 +296,10 @@ def make_setup(spec, players: int) -> Setup:
         masks[M_SUIT + k] |= np.uint64(1) << np.uint64(i)
         if value != 0:
             masks[M_POINTS] |= np.uint64(1) << np.uint64(i)
-        if name in m.play.breaking_cards:
-            masks[M_BREAKING] |= np.uint64(1) << np.uint64(i)
+        for key, slot in ((m.play.breaking_cards, M_BREAKING), (m.trick.always_wins, M_ALWAYS_WINS),
+                          (m.trick.reverse_if_played, M_REVERSING)):
+            if name in key or m.deck.ranks[r] in key or suit_names[k] in key:
+                masks[slot] |= np.uint64(1) << np.uint64(i)
 
     rules = np.zeros(N_RULES, dtype=np.int64)
     rules[R_PLAYERS] = players
@@ -310,6 +333,7 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_EXACT] = m.scoring.exact_bid
     rules[R_OFF] = m.scoring.off_bid_per_trick
     rules[R_MOON] = m.scoring.moon
+    rules[R_LOWEST_RANK_WINS] = m.trick.winner == "lowest"
     bound = score_bound(rules, cards)
     if bound > SCORE_LIMIT:
         raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "

@@ -89,6 +89,12 @@ class PlaySection(_Section):
     first_trick_no_points: StrictBool = False
 
 
+class TrickSection(_Section):
+    winner: Literal["highest", "lowest"] = "highest"
+    reverse_if_played: list[StrictStr] = []
+    always_wins: list[StrictStr] = []
+
+
 class ScoringSection(_Section):
     base: StrictInt = Field(default=0, ge=-10_000, le=10_000)
     per_trick: StrictInt = Field(default=0, ge=-1000, le=1000)
@@ -106,11 +112,13 @@ class RulesFile(_Section):
     trump: TrumpSection = TrumpSection()
     bidding: BiddingSection = BiddingSection()
     play: PlaySection = PlaySection()
+    trick: TrickSection = TrickSection()
     scoring: ScoringSection = ScoringSection()
 
 
 SECTIONS = {"game": GameSection, "deck": DeckSection, "deal": DealSection, "pass": PassSection,
-            "trump": TrumpSection, "bidding": BiddingSection, "play": PlaySection, "scoring": ScoringSection}
+            "trump": TrumpSection, "bidding": BiddingSection, "play": PlaySection, "trick": TrickSection,
+            "scoring": ScoringSection}
 
 
 def valid_keys() -> list[str]:
@@ -169,8 +177,21 @@ def _closest(word: str, choices) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _message(error: dict, path: str, text: str) -> str:
-    location = tuple(error["loc"])
+KINDS = {"int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+         "string_type": "text in quotes", "bool_type": "true or false", "bool_parsing": "true or false",
+         "list_type": "a list [...]", "dict_type": "a table { ... }", "none_required": "left out"}
+
+
+def _key_path(location: tuple) -> tuple:
+    """The rules file's keys in a pydantic location, without its type tags (``int``,
+    ``dict[str,int]``: which member of a union it tried)."""
+    return tuple(k for k in location if isinstance(k, int) or not any(m in str(k) for m in "[]-,")
+                 and str(k) not in ("int", "str", "bool", "list", "dict", "none"))
+
+
+def _message(errors: list[dict], path: str, text: str) -> str:
+    error = errors[0]
+    location = _key_path(tuple(error["loc"]))
     kind = error["type"]
     if kind == "extra_forbidden":
         parent = location[:-1]
@@ -185,7 +206,13 @@ def _message(error: dict, path: str, text: str) -> str:
         expected = error.get("ctx", {}).get("expected", "")
         got = error.get("input")
         return f"{_where(path, text, location)}: {got!r} is not one of {expected}"
-    what = error["msg"][0].lower() + error["msg"][1:]
+    # a union (a number or a table ...) fails once per member: say every kind it may be
+    same = [e for e in errors if _key_path(tuple(e["loc"])) == location]
+    kinds = list(dict.fromkeys(KINDS[e["type"]] for e in same if e["type"] in KINDS))
+    if kinds:
+        what = "must be " + " or ".join(kinds)
+    else:
+        what = error["msg"][0].lower() + error["msg"][1:]
     return f"{_where(path, text, location)}: {what}, not {error.get('input')!r}"[:300]
 
 
@@ -244,8 +271,8 @@ def parse_rules(data: dict, path: str, text: str, overrides: dict) -> Spec:
     try:
         model = RulesFile.model_validate(data)
     except ValidationError as exc:
-        errors = sorted(exc.errors(), key=lambda e: (line_of(text, tuple(e["loc"])) or 10**9))
-        raise RulesFileError(_message(errors[0], path, text)) from None
+        errors = sorted(exc.errors(), key=lambda e: (line_of(text, _key_path(tuple(e["loc"]))) or 10**9))
+        raise RulesFileError(_message(errors, path, text)) from None
     spec = Spec(model, path, text, data, overrides)
     check_spec(spec)
     return spec
@@ -319,8 +346,7 @@ def check_spec(spec: Spec) -> None:
     # every card, suit and rank name the file uses must exist (checked per player count: a card
     # removed at one count may still be named by a rule)
     names = set(card_names(m))
-    for key, values in (("breaking_cards", m.play.breaking_cards),
-                        ("first_lead_card", [m.play.first_lead_card] if m.play.first_lead_card else [])):
+    for key, values in (("first_lead_card", [m.play.first_lead_card] if m.play.first_lead_card else []),):
         for name in values:
             if name not in names:
                 raise spec.error(("play", key), f"no card '{name}' in the deck{_closest(name, names)}")
@@ -330,6 +356,12 @@ def check_spec(spec: Spec) -> None:
             if name not in names:
                 raise spec.error(location, f"no card '{name}' in the deck{_closest(name, names)}")
     keys = names | set(suits) | set(m.deck.ranks)
+    for section, key, values in (("trick", "reverse_if_played", m.trick.reverse_if_played),
+                                 ("trick", "always_wins", m.trick.always_wins),
+                                 ("play", "breaking_cards", m.play.breaking_cards)):
+        for name in values:
+            if name not in keys:
+                raise spec.error((section, key), f"'{name}' is no card, suit or rank{_closest(name, keys)}")
     for key in m.scoring.card_points:
         if key not in keys:
             raise spec.error(("scoring", "card_points"), f"'{key}' is no card, suit or rank{_closest(key, keys)}")

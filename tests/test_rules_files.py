@@ -1,0 +1,222 @@
+"""Trick-taking games from rules files (docs/rules-files.md): the compiled loop equal to the
+plain-Python reference for every player line-up, OpenSpiel's own games replayed deal for deal
+through both engines, and broken rules files refused with one line naming the file, key and line
+(the conformance suite, tests/test_conformance.py, runs the two example files as well)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import balance
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simcore.errors import BalanceError
+from simcore.game import get_game
+from simcore.games.trick import reference as ref
+from simcore.games.trick.rulesfile import RulesFileError, read_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+MIXED = "tests/rules/mixed.toml"
+HEARTS = "examples/games/hearts.toml"
+OH_HELL = "examples/games/oh-hell.toml"
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+# --- the compiled loop against the reference ---------------------------------------------------
+
+def _same_logs(game, setup, lineup, seed, games):
+    logs = game.kernel_logs(setup, lineup, seed, range(games))
+    for index, log in enumerate(logs):
+        record = ref.play_game(game.reference_rules(setup), seed, index, decider=LogDecider(log, setup))
+        expected = record.as_log(game.name)
+        for key in ("rounds", "tricks", "scores", "shares", "counters"):
+            assert log[key] == expected[key], (game.name, setup.players, lineup.names, index, key)
+    return logs
+
+
+class LogDecider:
+    """The decisions of a compiled log, handed to the reference engine, which checks each one."""
+
+    def __init__(self, log, setup):
+        self.passes = [c for rnd in log["rounds"] for seat in rnd["passes"] for c in seat]
+        self.bids = []
+        for rnd in log["rounds"]:
+            order = [(rnd["dealer"] + 1 + j) % setup.players for j in range(setup.players)]
+            self.bids += [rnd["bids"][s] for s in order] if rnd["bids"] else []
+        self.plays = [c for trick in log["tricks"] for c in trick["cards"]]
+        self.names = setup.names
+
+    def _card(self, queue, options):
+        # two copies of a card share a name: the log names the card, the lowest legal copy is the one
+        # both engines hold first (the deal is the same)
+        name = queue.pop(0)
+        matches = [c for c in sorted(options) if self.names[c] == name]
+        assert matches, f"the compiled engine's decision {name} is not legal in the reference"
+        return matches[0]
+
+    def pass_card(self, seat, hand, view):
+        return self._card(self.passes, hand)
+
+    def bid(self, seat, hand, legal, view):
+        bid = self.bids.pop(0)
+        assert bid in legal
+        return bid
+
+    def play(self, seat, hand, legal, view):
+        return self._card(self.plays, legal)
+
+
+@pytest.mark.parametrize("path", [MIXED, HEARTS, OH_HELL])
+def test_compiled_loop_equals_reference_for_every_lineup(path):
+    """Random play from the same streams gives the same games in both engines; greedy and
+    heuristic play, logged by the compiled loop and replayed decision by decision through the
+    reference (which refuses any illegal one), gives the same tricks, scores and counters."""
+    game = get_game(path)
+    seen = {"reversed": 0, "always": 0, "trumped": 0, "moons": 0, "exact": 0}
+    for players in game.player_counts[:2]:
+        setup = game.setup(players, game.variant())
+        for spec in ("random", "greedy", "heuristic", "heuristic,random,greedy" + ",random" * (players - 3)):
+            lineup = game.lineup(spec, players)
+            if spec == "random":  # the reference's own random players, from the seats' streams
+                logs = game.kernel_logs(setup, lineup, 3, range(120))
+                for index, log in enumerate(logs):
+                    expected = game.reference_log(setup, 3, index)
+                    assert {k: log[k] for k in expected if k != "game"} == {
+                        k: expected[k] for k in expected if k != "game"}, (path, players, index)
+            else:
+                logs = _same_logs(game, setup, lineup, 3, 60)
+            for log in logs:
+                seen["trumped"] += log["counters"]["trumped_tricks"]
+                seen["moons"] += log["counters"]["moons"]
+                seen["exact"] += log["counters"]["exact_bids"]
+                for trick in log["tricks"]:
+                    seen["reversed"] += any(c.startswith("1") for c in trick["cards"])
+                    seen["always"] += "8B" in trick["cards"]
+    if path == MIXED:  # the rules under test came up
+        assert min(seen["reversed"], seen["always"], seen["trumped"], seen["exact"]) >= 50, seen
+    if path == HEARTS:
+        assert seen["moons"] >= 3, seen
+
+
+def test_mixed_rules_as_written():
+    """Three scripted tricks of the mixed game, worked by hand.  Seat 2 deals and leads (lead =
+    "dealer"); trump is blue; a 1 turns a trick round (the lowest card of the suit wins); 8B takes
+    any trick; a seat must beat the winning card when it can.
+
+    Trick 1: 6R led; seat 0 holds 4R and 1R, and only 1R would take the trick (it turns it
+    round), so 4R is refused; seat 1 must follow with 5R (2 points).  1R wins: seat 0.
+    Trick 2: seat 0 leads 6G; seat 1 must beat it with 7G; 3G.  Seat 1.
+    Trick 3: seat 1 leads 8B; 2B; seat 0 has no blue and no trump, so any card: 4R.  Seat 1.
+    Scores (no bids here): base 2 + 1 a trick + card points: seat 0 2 + 1 + 2, seat 1 2 + 2, seat 2 2."""
+    game = get_game(MIXED)
+    setup = game.setup(3, game.variant())
+    rules = game.reference_rules(setup)
+    rules.hand_size, rules.pass_cards, rules.bidding = 3, 0, False
+    first = {name: k for k, name in reversed(list(enumerate(setup.names)))}  # the first copy of each card
+    c = {name: first[name] for name in ("4R", "1R", "6G", "5R", "7G", "8B", "6R", "2B", "3G")}
+    hands = [{c["4R"], c["1R"], c["6G"]}, {c["5R"], c["7G"], c["8B"]}, {c["6R"], c["2B"], c["3G"]}]
+    with pytest.raises(BalanceError, match="seat 0 may not play"):
+        ref.play_round(rules, hands, 2, None, "none", [c["6R"], c["4R"]])
+    script = [c[n] for n in ("6R", "1R", "5R", "6G", "7G", "3G", "8B", "2B", "4R")]
+    rnd, scores = ref.play_round(rules, hands, 2, None, "none", script)
+    assert [t.winner for t in rnd.tricks] == [0, 1, 1]
+    assert [t.points for t in rnd.tricks] == [2, 0, 0]
+    assert scores == [5, 4, 2]
+
+
+# --- OpenSpiel's games, replayed ------------------------------------------------------------
+
+@pytest.mark.parametrize("recorded", ["hearts-4", "oh_hell-3", "oh_hell-4"])
+def test_openspiel_games_replay_deal_for_deal(recorded):
+    """Random games OpenSpiel played (tests/openspiel/, recorded by tools/openspiel_deals.py:
+    hearts with moon shots and unpassed deals among them): both our engines, given the same deal
+    and decisions, offer the same legal choices at every decision and give the same trick
+    winners and returns.  `make check-peers` does the same on 10,000 fresh deals each."""
+    import check_peers
+
+    game = recorded.split("-")[0]
+    result = check_peers.check(game, ROOT / "tests" / "openspiel" / f"{recorded}.jsonl")
+    assert result["deals"] >= 40 and result["agree"] == result["deals"], result["differences"][:1]
+
+
+def test_the_openspiel_check_can_fail(tmp_path):
+    """A rule changed in the rules file shows up as a disagreement: without shooting the moon the
+    returns differ, without the queen breaking hearts a recorded lead is refused."""
+    import check_peers
+
+    text = (ROOT / HEARTS).read_text()
+    for change, why in ((("moon = true", "moon = false"), "returns"),
+                        (('breaking_cards = ["QS"]', "breaking_cards = []"), "legal")):
+        path = tmp_path / "changed.toml"
+        path.write_text(text.replace(*change))
+        result = check_peers.check("hearts", ROOT / "tests" / "openspiel" / "hearts-4.jsonl", path)
+        assert result["agree"] < result["deals"], why
+
+
+# --- bad rules files ---------------------------------------------------------------------------
+
+GOOD = (ROOT / "examples" / "games" / "oh-hell.toml").read_text()
+
+BROKEN = {
+    "missing key": (GOOD.replace('name = "Oh Hell"\n', ""), "game.name (line", "missing"),
+    "wrong type": (GOOD.replace("hand_size = 7", 'hand_size = "seven"'), "deal.hand_size (line 17)", ""),
+    "unknown key": (GOOD.replace("exact_bid = 10", "exact_bidd = 10"), "scoring.exact_bidd (line", "exact_bid"),
+    "unknown section": (GOOD + "\n[scorring]\nper_trick = 1\n", "scorring", "scoring"),
+    "deck too small": (GOOD.replace("hand_size = 7", "hand_size = 13"), "deal.hand_size (line 17)", "cannot deal"),
+    "no such suit": (GOOD.replace('kind = "turned-up"', 'kind = "fixed"\nsuit = "stars"'), "trump.suit", "no suit"),
+    "no such card": (GOOD.replace("[deal]", '[play]\nlead = "holder"\nfirst_lead_card = "2X"\n\n[deal]'),
+                     "play.first_lead_card", "no card '2X' in the deck (did you mean"),
+    "cannot end": (GOOD.replace("hand_size = 7", "hand_size = 0"), "deal.hand_size", "cannot end"),
+    "not TOML": (GOOD.replace("[deal]", "[deal"), "not valid TOML", ""),
+    "bad choice": (GOOD.replace('kind = "turned-up"', 'kind = "turned-down"'), "trump.kind", "turned-up"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_broken_rules_files_get_one_line(case, tmp_path):
+    text, where, what = BROKEN[case]
+    path = tmp_path / "my-game.toml"
+    path.write_text(text)
+    out = tmp_path / "run"
+    code, stdout, err = balance("simulate", path, "-n", 100, "-q", "--players", 3, "--out", out)
+    assert code == 2 and len(err.strip().splitlines()) == 1, (case, err)
+    assert str(path) in err and where in err and what in err, (case, err)
+    assert not out.exists() and "Traceback" not in err
+
+
+KEYS = {  # a few values of every kind for each key, right and wrong
+    "game.players": [3, [3, 4], 1, "four", [9]], "game.rounds": [1, 3, 0, 400], "deal.hand_size": [5, 13, 30, -1],
+    "pass.cards": [0, 2, 20], "pass.directions": [["left"], ["across"], ["up"]], "trump.kind": ["none", "fixed", "x"],
+    "trump.suit": ["hearts", "stars"], "bidding.kind": ["none", "tricks"], "play.follow": ["suit", "free", 1],
+    "play.when_void": ["any", "trump"], "play.must_beat": [True, "yes"], "play.unbroken_suit": ["hearts", "x"],
+    "trick.reverse_if_played": [["2"], ["QQ"]], "trick.always_wins": [["AS"], []], "scoring.moon": [True, False],
+    "scoring.card_points": [{"hearts": -1}, {"QS": -13}, {"zz": 1}], "scoring.exact_bid": [10, 10**6],
+    "deck.copies": [1, 2, 9], "deck.remove": [["2C"], ["ZZ"]], "deal.left_out": ["hidden", "revealed", "x"],
+    "bidding.last_bidder_may_not_make_total": [True, False], "game.winner": ["lowest", "middle"],
+    "nonsense.key": [1],
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=st.dictionaries(st.sampled_from(sorted(KEYS)), st.integers(0, 4), max_size=5))
+def test_any_rules_file_plays_or_is_refused_in_one_line(changes):
+    """Rules files made of valid and invalid values: each is read and set up for every player count
+    and plays 50 games, or is refused with a RulesFileError (never another exception)."""
+    overrides = {key: KEYS[key][k % len(KEYS[key])] for key, k in changes.items()}
+    try:
+        spec = read_rules(ROOT / OH_HELL, overrides)
+    except RulesFileError as exc:
+        assert "\n" not in str(exc) and str(ROOT / OH_HELL) in str(exc)
+        return
+    game = get_game(OH_HELL)
+    variant = game.variant(overrides=overrides)
+    for players in spec.player_counts[:2]:
+        try:
+            setup = game.setup(players, variant)
+        except RulesFileError as exc:
+            assert "\n" not in str(exc)
+            continue
+        rows = game.run_chunk(setup, game.lineup("random", players), 1, 0, 50)
+        shares = sum(rows[f"share_{s}"] for s in range(players))
+        assert np.allclose(shares, 1.0)
