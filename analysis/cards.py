@@ -58,9 +58,9 @@ SCHEMA = {"card": pl.String, "copies": pl.Int64, "games_held": pl.Int64, "delta"
 
 def run_setup(meta: dict):
     """The game and the rules in force of a run, rebuilt from its metadata (as ``replay --run``)."""
-    from simcore.game import GAMES, get_game
+    from simcore.game import get_game, known_game
 
-    if meta.get("game") not in GAMES:
+    if not known_game(meta.get("game")):
         raise BalanceError(f"unknown game '{meta.get('game')}' in the results")
     game = get_game(meta["game"])
     if not isinstance(meta.get("variant"), dict) or not isinstance(meta.get("players"), int):
@@ -350,9 +350,9 @@ def chart_alt(table: pl.DataFrame, found: dict) -> str:
 def report_section(frame: pl.LazyFrame, meta: dict, prefix: str, level: int) -> tuple[list, list[dict] | None]:
     """Blocks and JSON rows of the card-strength section of a run's report; nothing for a game
     without hands of cards (or one this version does not know)."""
-    from simcore.game import GAMES
+    from simcore.game import known_game
 
-    if meta.get("game") not in GAMES:
+    if not known_game(meta.get("game")):
         return [], None
     try:
         game, setup = run_setup(meta)

@@ -193,7 +193,7 @@ def _number(value) -> bool:
 
 def load_space(path: str | Path, players: int | None = None) -> Space:
     """Read and check a tune space; every problem is one line naming the file."""
-    from simcore.game import GAMES, get_game
+    from simcore.game import GAMES, get_game, known_game
     from simcore.variants import read_toml
 
     path = Path(path)
@@ -206,8 +206,9 @@ def load_space(path: str | Path, players: int | None = None) -> Space:
     name = data.get("game")
     if not isinstance(name, str):
         raise BalanceError(f"{where}: a tune space must say which game it tunes, e.g. game = \"triatri\"")
-    if name not in GAMES:
-        raise BalanceError(f"{where}: unknown game '{name}' (known: {', '.join(sorted(GAMES))})")
+    if not known_game(name):
+        raise BalanceError(f"{where}: unknown game '{name}' (known: {', '.join(sorted(GAMES))}, or a rules file's "
+                           "path)")
     game = get_game(name)
     count = players if players is not None else data.get("players")
     if isinstance(count, bool) or not isinstance(count, int):

@@ -74,7 +74,14 @@ folder and its players.  A rules file is a game of its own, named by its path, n
 
 
 def is_rules_file(name: str) -> bool:
+    """Whether a game name is a rules file's path (``my-game.toml``) rather than a registered game."""
     return str(name).lower().endswith(".toml")
+
+
+def known_game(name) -> bool:
+    """A registered game's name, or a rules file's path (whether the file is readable is checked
+    when the game is made: ``get_game``)."""
+    return isinstance(name, str) and (name in GAMES or is_rules_file(name))
 
 
 def strategies_of(kernel_module: str) -> ModuleType:

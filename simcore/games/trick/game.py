@@ -14,7 +14,7 @@ import numpy as np
 from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.games.trick import rules as tr
-from simcore.games.trick.rulesfile import read_rules, valid_keys
+from simcore.games.trick.rulesfile import key_kinds, read_rules
 from simcore.variants import Variant
 from simcore.bits import mask_to_list
 
@@ -48,8 +48,8 @@ class RulesFileGame(Game, rules=tr):
         self.name = self.path
         self.title = self.spec.name
         self.player_counts = self.spec.player_counts
-        self.variant_keys = {key: ((bool, int, str, list, dict), "a key of the rules file (docs/rules-files.md)")
-                             for key in valid_keys()}
+        self.variant_keys = {key: (kinds if len(kinds) > 1 else kinds[0], "a key of the rules file (docs/rules-files.md)")
+                             for key, kinds in key_kinds().items()}
         # the conformance bound: no rules in force can score below it (rules.score_bound)
         self.min_score = -tr.SCORE_LIMIT
 

@@ -237,8 +237,6 @@ def match_shares(totals, n_players, lowest_wins, shares_out):
 
 from dataclasses import dataclass  # noqa: E402
 
-from simcore.games.trick.rulesfile import deck_of, hand_size_of  # noqa: E402
-
 GAME = "rules-file"  # the engine's name; each rules file is its own game (simcore/games/trick/game.py)
 TITLE = "A trick-taking game from a rules file"
 PLAYER_COUNTS = tuple(range(2, MAX_PLAYERS + 1))
@@ -274,6 +272,10 @@ def pass_offset(direction: str, players: int) -> int:
 
 def make_setup(spec, players: int) -> Setup:
     """The kernel arrays of a checked rules file (``rulesfile.read_rules``) at ``players`` players."""
+    # imported here, not at the top: the rules file's schema and messages are no compiled code's
+    # source (simcore/cache.py), so editing them recompiles nothing
+    from simcore.games.trick.rulesfile import deck_of, hand_size_of
+
     m = spec.model
     if players not in spec.player_counts:
         counts = ", ".join(map(str, spec.player_counts))

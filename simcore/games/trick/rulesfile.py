@@ -126,6 +126,28 @@ def valid_keys() -> list[str]:
     return [f"{section}.{key}" for section, model in SECTIONS.items() for key in model.model_fields]
 
 
+def key_kinds() -> dict[str, tuple]:
+    """Each dotted key's Python types as a variant, tune space or sweep sees them (``int``,
+    ``(int, dict)`` for a number or a table per player count, ``str`` for a choice ...)."""
+    import typing
+
+    def kinds(annotation) -> tuple:
+        origin = typing.get_origin(annotation)
+        if origin in (Union, getattr(__import__("types"), "UnionType", Union)):
+            return tuple(k for arg in typing.get_args(annotation) for k in kinds(arg))
+        if origin is Literal:
+            return (str,)
+        if origin in (list, dict):
+            return (origin,)
+        base = typing.get_args(annotation)[0] if origin is typing.Annotated else annotation
+        if base is type(None):
+            return ()
+        return (base,) if isinstance(base, type) else (str,)
+
+    return {f"{section}.{key}": kinds(field.annotation) for section, model in SECTIONS.items()
+            for key, field in model.model_fields.items()}
+
+
 # --------------------------------------------------------------------------------------------
 # where a key is in the file: line numbers for the one-line errors
 
@@ -339,10 +361,6 @@ def check_spec(spec: Spec) -> None:
         if m.bidding.kind == "none":
             raise spec.error(("scoring", "exact_bid" if m.scoring.exact_bid else "off_bid_per_trick"),
                              "scores a bid, but bidding.kind is \"none\"")
-    if m.passing.cards == 0 and m.passing.directions != ["left"]:
-        raise spec.error(("pass", "cards"), "directions are set but no cards are passed (pass.cards = 0)")
-    if m.passing.choice == "random" and m.game.rounds < 1:
-        raise spec.error(("pass", "choice"), "no rounds")
     # every card, suit and rank name the file uses must exist (checked per player count: a card
     # removed at one count may still be named by a rule)
     names = set(card_names(m))
