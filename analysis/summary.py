@@ -725,6 +725,10 @@ def summary_of_totals(totals: dict[str, Totals], meta: dict, confidence: float =
         "assumed": list(meta["assumed"]), "notes": notes, "confidence": confidence,
         "seats": seats, "first_player_advantage": advantage, "seat_balance": balance,
         "events": events,
+        # who sits first: every built-in game's seat 1 plays first; a rules file may deal the lead
+        # elsewhere (to the two of clubs' holder, a random dealer's left), and its metadata says so
+        "first_seat": meta.get("first_seat", "seat 1 plays first"),
+        "seat_1_plays_first": bool(meta.get("seat_1_plays_first", True)),
     }
 
 
@@ -835,7 +839,7 @@ def format_summary(summary: dict) -> str:
 
     verdict = summary_verdict(summary)
     out += ["", "verdict: " + " ".join(verdict["sentences"]), f"  ({verdict['note']})"]
-    out += ["", f"seats ({games_phrase(summary['games'])}; seat 1 plays first):"]
+    out += ["", f"seats ({games_phrase(summary['games'])}; {summary.get('first_seat', 'seat 1 plays first')}):"]
     out += fixed_width(*seat_table(summary))
     if summary.get("strategy_strength"):
         out += ["", "strategy strength (mixed line-up: seat differences are skill, not seat order):"]

@@ -268,8 +268,9 @@ def summary_verdict(summary: dict) -> dict:
         outcome = "unsettled"
     else:
         largest = max(edges, key=lambda e: abs(e["edge_pp"]))
-        sentence = (f"Fair {who}: every seat wins within ±{limit:g} pp of the fair {fair:.1f}%; seat 1, who plays "
-                    f"first, is at {pp(first['edge_pp'], first['ci_pp'])}"
+        seat_1 = "seat 1, who plays first," if summary.get("seat_1_plays_first", True) else "seat 1"
+        sentence = (f"Fair {who}: every seat wins within ±{limit:g} pp of the fair {fair:.1f}%; {seat_1} "
+                    f"is at {pp(first['edge_pp'], first['ci_pp'])}"
                     + (f" and the largest edge is {_seat(largest['seat'])}'s {pp(largest['edge_pp'], largest['ci_pp'])}."
                        if largest["seat"] != 0 else "."))
         outcome = "within"

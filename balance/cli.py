@@ -187,6 +187,38 @@ def init(
     typer.echo(f"wrote {path.resolve()}: uncomment what this project should default to")
 
 
+@app.command("new-game")
+def new_game(
+    name: Annotated[str, typer.Argument(help="Your game's name: the file written is NAME.toml (NAME itself if it "
+                                             "ends in .toml).", metavar="NAME")],
+    force: Annotated[bool, typer.Option("--force", help="Replace the file if it exists.")] = False,
+):
+    """Write a commented rules file for a trick-taking game of your own, ready to simulate (docs/rules-files.md)."""
+    from importlib.resources import files
+
+    import os
+
+    from simcore.games.trick.rulesfile import read_rules
+
+    path = Path(name if name.lower().endswith(".toml") else f"{name}.toml")
+    if path.exists() and not force:
+        raise _error(f"{path} already exists (--force replaces it)")
+    title = path.stem.replace("-", " ").replace("_", " ").strip() or "My game"
+    title = title[:1].upper() + title[1:]
+    text = files("simcore.games.trick").joinpath("new-game.toml").read_text(encoding="utf-8")
+    text = text.replace("# NAME:", f"# {title}:").replace('name = "NAME"', f"name = {json.dumps(title)}")
+    text = text.replace("balance simulate FILE", f"balance simulate {path}")
+    staged = path.parent / f".{path.name}.tmp"
+    try:  # whole or not at all
+        staged.write_text(text, encoding="utf-8")
+        os.replace(staged, path)
+    except OSError as exc:
+        raise _error(f"cannot write {path}: {exc.strerror}") from None
+    read_rules(path)  # what it writes plays as it is
+    typer.echo(f"wrote {path}: a four-suit game of tricks for 3 to 5 players; change what yours does differently "
+               f"(docs/rules-files.md), then: balance simulate {path} --players 4")
+
+
 @app.command()
 def games(as_json: JsonOpt = False):
     """List the games, their player counts, strategies and variant keys."""

@@ -418,7 +418,8 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
 
     strategies = game.strategy_module()
     n = strategies.N_PARAMS
-    fresh = type(game)()  # its own tallies: the run's game object keeps its own
+    # its own tallies: the run's game object keeps its own (a rules-file game is made from its file)
+    fresh = type(game)(game.path) if hasattr(game, "spec") else type(game)()
     players = setup.players
     calls = [0] * len(plugins)
     started = time.perf_counter()

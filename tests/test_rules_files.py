@@ -220,3 +220,32 @@ def test_any_rules_file_plays_or_is_refused_in_one_line(changes):
         rows = game.run_chunk(setup, game.lineup("random", players), 1, 0, 50)
         shares = sum(rows[f"share_{s}"] for s in range(players))
         assert np.allclose(shares, 1.0)
+
+
+# --- the designer's first hour (docs/rules-files.md) -------------------------------------------
+
+def test_the_first_hour_page_shows_what_the_commands_print(tmp_path, monkeypatch):
+    """docs/rules-files.md walks from `balance new-game` to simulate, cards and whatif of a small new
+    game; each command there, run at the page's own game counts and seed, prints exactly what the
+    page shows (but the line with the time it took), and a refused file exits 2 with its line."""
+    from test_docs_commands import _fenced
+
+    monkeypatch.chdir(tmp_path)
+    shown = _fenced(ROOT / "docs" / "rules-files.md")
+    compared = 0
+    for command in shown:
+        if command.argv[0] == "__write__":
+            Path(command.argv[1]).write_text(command.argv[2], encoding="utf-8")
+            continue
+        if not command.output:
+            continue
+        code, out, err = balance(*command.argv)
+        if command.exit_code is not None:
+            assert code == command.exit_code and err.strip() == command.output[0], (command.argv, err)
+            continue
+        assert code == 0, (command.argv, err)
+        printed = [line for line in out.rstrip("\n").splitlines() if "games/s)" not in line]
+        expected = [line for line in command.output if "games/s)" not in line]
+        assert printed == expected, command.argv
+        compared += 1
+    assert compared >= 4  # new-game, simulate, cards, whatif

@@ -38,6 +38,7 @@ class RulesFileGame(Game, rules=tr):
     events = (
         Event("leads_won", "Trick won by the card led"),
         Event("trumped_tricks", "Trick won by a trump on another suit's lead"),
+        Event("reversed_tricks", "Trick turned round (trick.reverse_if_played)"),
         Event("moons", "Shooting the moon (per round)", per="game"),
         Event("exact_bids", "Exact bid (per seat and round)", per="game"),
     )
@@ -117,9 +118,19 @@ class RulesFileGame(Game, rules=tr):
         # only the events the rules in force can have (no trump: no trick is trumped ...)
         rules = setup.rules
         applies = {"leads_won": True, "trumped_tricks": rules[tr.R_TRUMP_KIND] != tr.TRUMP_NONE,
+                   "reversed_tricks": setup.masks[tr.M_REVERSING] != 0,
                    "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING])}
         events = [e.__dict__ for e in self.events if applies[e.column]]
-        return {**super().metadata(setup), "events": events, "tricks_per_game": setup.tricks * setup.rounds, "deck": list(setup.names),
+        m = setup.spec.model
+        if m.game.dealer == "random":
+            first, seat_1_first = "the first dealer is drawn at random: seat 1 is first by number only", False
+        elif m.play.lead == "holder":
+            first = f"the {m.play.first_lead_card}'s holder leads: seat 1 is first by number only"
+            seat_1_first = False
+        else:
+            first, seat_1_first = "seat 1 leads the first trick", True
+        return {**super().metadata(setup), "events": events, "first_seat": first, "seat_1_plays_first": seat_1_first,
+                "tricks_per_game": setup.tricks * setup.rounds, "deck": list(setup.names),
                 "rules_file": self.path, "rules_file_sha256": self.spec.digest, "overrides": setup.spec.overrides,
                 "hand_columns": "deck-index bitmask of the first round's hand as dealt (before any pass)"}
 

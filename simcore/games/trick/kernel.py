@@ -19,10 +19,10 @@ from numba import prange
 from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.games.trick.rules import (
-    C_POINTS, C_SUIT, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_TRUMPED, I_BID, I_DEALER, I_PASS_OFFSET, I_PASSED, I_TRUMP_CARD,
+    C_POINTS, C_SUIT, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_TRUMPED, I_BID, I_DEALER, I_PASS_OFFSET, I_PASSED, I_TRUMP_CARD,
     L_CARD, L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, M_BREAKING,
-    M_POINTS, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
-    R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
+    M_POINTS, M_REVERSING, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
+    R_FIRST_DEALER, R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
     R_REVEALED, R_ROUNDS, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
     T_DEALER, T_LEADER, T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP,
     T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, TRUMP_FIXED, TRUMP_TURNED_UP, legal_bids, legal_plays, match_shares,
@@ -223,6 +223,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         table[T_POINTS + winner] += points
         work[W_WON + winner] |= np.int64(trick_cards)
         counters[C_LEADS_WON] += win_pos == 0
+        counters[C_REVERSED] += trick_cards & masks[M_REVERSING] != 0
         counters[C_TRUMPED] += trump >= 0 and lead_suit != trump and cards[C_SUIT, table[T_PLAY + win_pos]] == trump
         if log_row < log.shape[0]:
             row = log[log_row]
@@ -277,7 +278,7 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
     for c in range(N_COUNTERS):
         counters[c] = 0
     work[W_CURSOR] = 0
-    dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else 0
+    dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else rules[R_FIRST_DEALER]
     for r in range(rules[R_ROUNDS]):
         table[T_ROUND] = r
         table[T_DEALER] = dealer

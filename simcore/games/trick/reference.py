@@ -198,6 +198,7 @@ class Round:
         self.taken = [set() for _ in range(rules.players)]
         self.tricks: list[Trick] = []
         self.trumped = 0
+        self.reversed = 0  # tricks a reversing card was played to
 
     def card(self, i) -> Card:
         return self.rules.deck[i]
@@ -312,6 +313,7 @@ class Round:
             led = self.card(played[0]).suit
             if self.trump is not None and led != self.trump and self.card(played[position]).suit == self.trump:
                 self.trumped += 1
+            self.reversed += any(self.card(c).named(r.reverse_if_played) for c in played)
             self.won[winner] += 1
             self.taken[winner] |= set(played)
             self.tricks.append(Trick(self.round, t, leader, [self.card(c).name for c in played], winner, points))
@@ -382,8 +384,12 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     decider = decider or RandomDecider(seat_play_streams(seed, index, rules.players))
     record = Record(rules.players)
     totals = [0] * rules.players
-    counters = {"leads_won": 0, "trumped_tricks": 0, "moons": 0, "exact_bids": 0}
-    dealer = stream.below(rules.players) if rules.random_dealer else 0
+    counters = {"leads_won": 0, "trumped_tricks": 0, "reversed_tricks": 0, "moons": 0, "exact_bids": 0}
+    # the first dealer: drawn, or the seat that makes seat 1 (seat 0) lead the first trick
+    if rules.random_dealer:
+        dealer = stream.below(rules.players)
+    else:
+        dealer = rules.players - 1 if rules.lead == "left-of-dealer" else 0
     for r in range(rules.rounds):
         hands, trump_card = deal(rules, stream)
         direction = "none"
@@ -399,6 +405,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         counters["exact_bids"] += exact
         counters["trumped_tricks"] += rnd.trumped
         counters["leads_won"] += sum(t.winner == t.leader for t in rnd.tricks)
+        counters["reversed_tricks"] += rnd.reversed
         dealer = (dealer + 1) % rules.players
     record.scores = totals
     record.shares = shares_of(totals, rules.lowest_wins)

@@ -60,7 +60,7 @@ N_MASKS = MAX_SUITS + 4
 R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
 (R_TRUMP_KIND, R_TRUMP_SUIT, R_BIDDING, R_LAST_BID, R_LEAD, R_FIRST_LEAD_CARD, R_FOLLOW, R_VOID_TRUMP,
  R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON, R_LOWEST_RANK_WINS,
- R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 18)
+ R_FIRST_DEALER, R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 19)
 N_RULES = R_WITHHELD + 1
 
 TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP = 0, 1, 2
@@ -77,9 +77,9 @@ T_VOID = T_TOTAL + MAX_PLAYERS
 TABLE_WIDTH = T_VOID + MAX_PLAYERS
 
 # per-game counters of the rules' events
-C_LEADS_WON, C_TRUMPED, C_MOONS, C_EXACT_BIDS = range(4)
-COUNTER_NAMES = ("leads_won", "trumped_tricks", "moons", "exact_bids")
-N_COUNTERS = 4
+C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS = range(5)
+COUNTER_NAMES = ("leads_won", "trumped_tricks", "reversed_tricks", "moons", "exact_bids")
+N_COUNTERS = 5
 
 # one log row per trick
 L_ROUND, L_TRICK, L_LEADER = range(3)
@@ -336,6 +336,7 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_OFF] = m.scoring.off_bid_per_trick
     rules[R_MOON] = m.scoring.moon
     rules[R_LOWEST_RANK_WINS] = m.trick.winner == "lowest"
+    rules[R_FIRST_DEALER] = first_dealer(m.play.lead, players)
     bound = score_bound(rules, cards)
     if bound > SCORE_LIMIT:
         raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "
@@ -344,6 +345,14 @@ def make_setup(spec, players: int) -> Setup:
 
 
 SCORE_LIMIT = 32767  # scores are stored as int16
+
+
+def first_dealer(lead: str, players: int) -> int:
+    """The first dealer when game.dealer = "first-seat": the seat that makes seat 1 (seat 0) lead
+    the first trick, so that seat 1 plays first as in every other game of the workbench: the last
+    seat when the dealer's left leads, seat 1 itself when the dealer leads (with lead = "holder"
+    the card decides, and the dealer is seat 1)."""
+    return players - 1 if lead == "left-of-dealer" else 0
 
 
 def score_bound(rules: np.ndarray, cards: np.ndarray) -> int:
