@@ -24,7 +24,7 @@ import numpy as np
 from simcore.bits import bit, lowest_index
 from simcore.games.trick.rules import (
     C_POINTS, C_RANK, C_SUIT, M_POINTS, M_SUIT, R_BIDDING, R_DECK, R_PER_TRICK,
-    R_PLAYERS, T_BID, T_NPLAYED, T_PLAY, T_TRUMP, T_WON, winner_of_trick,
+    R_PLAYERS, T_BID, T_NPLAYED, T_PLAY, T_TRUMP, T_WON, trick_points, winner_of_trick,
 )
 from simcore.jit import kernel
 from strategies.common import random_card, random_card_of_seat  # noqa: F401 (random_card_of_seat: the play loop's draw)
@@ -39,6 +39,11 @@ SKILL_TIERS = ("random", "heuristic")
 # greedy, which takes every trick it can, is no rung: in a game of tricks worth avoiding (Hearts) it
 # loses to random play (11.5% [10.6, 12.4] against random's field, 4 players, 4,000 games)
 LADDER = ("random", "heuristic")
+
+# a rules file's hooks (simcore/games/trick/game.py): the players judge tricks by the same rules
+hooks = globals().get("__hooks__") or {}
+winner_of_trick = hooks.get("trick_winner", winner_of_trick)
+trick_points = hooks.get("trick_points", trick_points)
 
 WANT = 100  # what a trick the bid still needs (or a trick past the bid) is worth, in points
 
@@ -141,12 +146,10 @@ def nearest_bid(want, legal):
 # --- heuristic --------------------------------------------------------------------------------
 
 @kernel(globals(), inline="always")
-def trick_worth(seat, table, cards, rules):
+def trick_worth(seat, table, cards, masks, rules):
     """What taking the trick as it stands is worth to ``seat``: its score per trick, the points
     on the table, and (bidding) WANT for a trick its bid still needs, -WANT for one past it."""
-    worth = rules[R_PER_TRICK]
-    for i in range(table[T_NPLAYED]):
-        worth += cards[C_POINTS, table[T_PLAY + i]]
+    worth = rules[R_PER_TRICK] + trick_points(table, table[T_NPLAYED], cards, masks, rules)
     if rules[R_BIDDING] != 0 and table[T_BID + seat] >= 0:
         worth += WANT if table[T_WON + seat] < table[T_BID + seat] else -WANT
     return worth
@@ -169,7 +172,7 @@ def costliest(mask, cards):
 @kernel(globals(), refcounts=False)
 def heuristic_play(seat, hand, legal, table, cards, masks, rules):
     n = table[T_NPLAYED]
-    worth = trick_worth(seat, table, cards, rules)
+    worth = trick_worth(seat, table, cards, masks, rules)
     if n == 0:
         # leading: a trick worth having is led with the highest card, one not worth it with the
         # lowest card that carries no points

@@ -19,6 +19,37 @@ from simcore.variants import Variant
 from simcore.bits import mask_to_list
 
 STRATEGIES = "strategies.trick"
+_HOOKED: dict = {}
+
+
+def hooked_build(spec, random_only: bool):
+    """The play loop (and the players) with a rules file's hooks compiled in: copies of
+    kernel.py and strategies/trick.py executed with ``__hooks__`` (simcore/plugins.py's
+    ``module_copy``), kept in a folder of the compile cache named by the engine's and the hooks
+    module's hashes, so an edited hooks module compiles afresh and an unchanged one loads.  A
+    line-up of random seats gets the random player's dispatch alone (simcore/builds.py)."""
+    import hashlib
+    import importlib
+
+    from simcore.builds import random_strategies
+    from simcore.cache import CACHE_ROOT, FINGERPRINT
+    from simcore.games.trick.rulesfile import hooks_digest, hooks_of
+    from simcore.plugins import module_copy
+
+    key = hashlib.sha1(f"{FINGERPRINT}:{hooks_digest(spec)}".encode()).hexdigest()[:16]
+    kind = f"{key}-random" if random_only else key
+    if kind not in _HOOKED:
+        compiled = hooks_of(spec, jit=True)
+        folder = CACHE_ROOT / "rules-builds" / key
+        stock_strategies = importlib.import_module(STRATEGIES)
+        stock_kernel = importlib.import_module(f"{RulesFileGame.kernels_module}")
+        players = module_copy(stock_strategies, folder, f"strategies_{key}", {"__hooks__": compiled})
+        dispatch = random_strategies(players) if random_only else players
+        copy = module_copy(stock_kernel, folder, f"kernel_{key}{'_random' if random_only else ''}",
+                           {"__strategies__": dispatch, "__hooks__": compiled})
+        copy.__balance_random__ = random_only
+        _HOOKED[kind] = copy
+    return _HOOKED[kind]
 
 
 def flatten(data: dict, prefix: str = "") -> dict:
@@ -57,6 +88,27 @@ class RulesFileGame(Game, rules=tr):
     @property
     def strategies_module(self) -> str:
         return STRATEGIES
+
+    def lineup(self, spec=None, players: int = 4, plugin_paths=()):
+        """A line-up as for any game; with hooks, the play loop they are compiled into."""
+        import dataclasses
+
+        lineup = super().lineup(spec, players, plugin_paths)
+        if self.spec.model.hooks is None:
+            return lineup
+        if lineup.plugins:
+            raise BalanceError(f"{self.path}: strategy plug-ins for a rules file with hooks are not supported yet")
+        random_only = bool((lineup.ids == self.strategy_module().RANDOM).all())
+        return dataclasses.replace(lineup, kernels=hooked_build(self.spec, random_only))
+
+    def check_status(self, status, lineup, games, seed: int) -> None:
+        broke = np.flatnonzero(np.asarray(status) == -4)
+        if broke.size:
+            first = broke[0] + games if isinstance(games, int) else games[broke[0]]
+            raise BalanceError(f"{self.path}: a hook of {self.spec.model.hooks.module} broke the rules in game "
+                               f"{int(first)} of seed {seed}: 'legal' gave no card or a card not in the hand, or "
+                               "'trick_winner' a position outside the trick")
+        super().check_status(status, lineup, games, seed)
 
     # --- variants and setup --------------------------------------------------------------
     def variant(self, path=None, overrides: dict | None = None) -> Variant:
@@ -183,6 +235,27 @@ class RulesFileGame(Game, rules=tr):
 
     def plays_in_log(self, setup, log: dict) -> int:
         return len(log["tricks"]) * setup.players
+
+    def scripted_round(self, setup, lineup, hands, dealer: int, trump_card: int, offset: int, script) -> dict:
+        """One round of the compiled loop from a given deal (``hands``: each seat's deck indices)
+        with ``script``'s decisions (passes, bids, cards in the order asked; the line-up decides
+        after it): {"status", "winners", "scores", "log"} (status -1 when it finished)."""
+        from simcore.rng import seat_keys
+
+        p = setup.players
+        dealt = np.zeros(tr.MAX_PLAYERS, dtype=np.uint64)
+        for s, hand in enumerate(hands):
+            for c in hand:
+                dealt[s] |= np.uint64(1) << np.uint64(c)
+        log = np.full((setup.tricks, tr.LOG_WIDTH), -1, dtype=np.int64)
+        infos = np.full((1, tr.ROUND_WIDTH), -1, dtype=np.int64)
+        scores = np.zeros(tr.MAX_PLAYERS, dtype=np.int64)
+        counters = np.zeros(tr.N_COUNTERS, dtype=np.int64)
+        status = lineup.kernels.play_scripted(dealt, dealer, trump_card, offset, setup.rules, setup.cards, setup.masks,
+                                              lineup.ids, lineup.params, 0, seat_keys(0),
+                                              np.asarray(script, dtype=np.int64), log, infos, scores, counters)
+        return {"status": int(status), "winners": [int(w) for w in log[:, tr.L_WINNER] if w >= 0],
+                "scores": [int(x) for x in scores[:p]], "log": log}
 
     # --- the reference engine ------------------------------------------------------------
     def reference_rules(self, setup):

@@ -26,7 +26,7 @@ from simcore.games.trick.rules import (
     R_REVEALED, R_ROUNDS, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
     T_DEALER, T_LEADER, T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP,
     T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, TRUMP_FIXED, TRUMP_TURNED_UP, legal_bids, legal_plays, match_shares,
-    round_scores, winner_of_trick,
+    round_scores, trick_points, winner_of_trick,
 )
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
@@ -38,6 +38,15 @@ choose_bid = strategy.choose_bid
 choose_play = strategy.choose_play
 RANDOM = strategy.RANDOM
 random_card_of_seat = strategy.random_card_of_seat
+
+# a rules file's hooks (simcore/games/trick/game.py builds a copy of this module with them): the
+# designer's compiled functions in place of the rules' own, checked as they are called
+hooks = globals().get("__hooks__") or {}
+HOOKED = bool(hooks)
+legal_plays = hooks.get("legal", legal_plays)
+winner_of_trick = hooks.get("trick_winner", winner_of_trick)
+trick_points = hooks.get("trick_points", trick_points)
+HOOK_BROKE_RULES = -4  # a hook's answer is impossible (no legal card, a card not held, no such position)
 
 NO_SCRIPT = np.empty(0, dtype=np.int64)
 # scratch slots of the per-block ``work`` array
@@ -188,7 +197,10 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             seat = leader + i
             if seat >= n_players:
                 seat -= n_players
-            legal = withhold(legal_plays(hands[seat], table, rules, cards, masks, trick == 0), withheld)
+            legal = legal_plays(hands[seat], table, rules, cards, masks, trick == 0)
+            if HOOKED and (legal == 0 or legal & ~hands[seat] != 0):
+                return HOOK_BROKE_RULES
+            legal = withhold(legal, withheld)
             card = scripted(script, work)
             if card >= 0:
                 if card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
@@ -213,12 +225,12 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                 table[T_BROKEN] = 1
         table[T_NPLAYED] = n_players
         win_pos = winner_of_trick(table, n_players, -1, cards, masks, rules, trump)
+        if HOOKED and (win_pos < 0 or win_pos >= n_players):
+            return HOOK_BROKE_RULES
         winner = leader + win_pos
         if winner >= n_players:
             winner -= n_players
-        points = 0
-        for i in range(n_players):
-            points += cards[C_POINTS, table[T_PLAY + i]]
+        points = trick_points(table, n_players, cards, masks, rules)
         table[T_WON + winner] += 1
         table[T_POINTS + winner] += points
         work[W_WON + winner] |= np.int64(trick_cards)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from simcore.errors import BalanceError
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
@@ -61,11 +63,14 @@ class Rules:
     reverse_if_played: list[str] = field(default_factory=list)
     always_wins: list[str] = field(default_factory=list)
     withheld: set[int] = field(default_factory=set)
+    suits: list[str] = field(default_factory=list)
+    hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
+    arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
     @classmethod
     def from_setup(cls, setup) -> "Rules":
         from simcore.games.trick.rules import R_WITHHELD
-        from simcore.games.trick.rulesfile import deck_of
+        from simcore.games.trick.rulesfile import deck_of, hooks_of
 
         m = setup.spec.model
         points = m.scoring.card_points
@@ -88,7 +93,8 @@ class Rules:
             off_bid_per_trick=m.scoring.off_bid_per_trick, moon=m.scoring.moon,
             lowest_rank_wins=m.trick.winner == "lowest", reverse_if_played=list(m.trick.reverse_if_played),
             always_wins=list(m.trick.always_wins),
-            withheld={i for i in range(len(deck)) if withheld_mask >> i & 1})
+            withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=list(m.deck.suits),
+            hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
 
     def pass_to(self, direction: str, seat: int) -> int:
         n = self.players
@@ -196,6 +202,7 @@ class Round:
         self.passes = []
         self.won = [0] * rules.players
         self.taken = [set() for _ in range(rules.players)]
+        self.points = [0] * rules.players  # the points of the tricks each seat took
         self.tricks: list[Trick] = []
         self.trumped = 0
         self.reversed = 0  # tricks a reversing card was played to
@@ -245,7 +252,32 @@ class Round:
         return (self.dealer + 1) % r.players
 
     # --- the tricks
+    def table(self, played: list[int], first_trick: bool = False):
+        """The public table as the play loop shows it to a hook (simcore/games/trick/rules.py)."""
+        import numpy as np
+
+        from simcore.games.trick import rules as tr
+
+        t = np.full(tr.TABLE_WIDTH, -1, dtype=np.int64)
+        t[tr.T_ROUND], t[tr.T_NPLAYED], t[tr.T_DEALER] = self.round, len(played), self.dealer
+        t[tr.T_TRUMP] = self.rules.suits.index(self.trump) if self.trump is not None else -1
+        t[tr.T_TRUMP_CARD] = -1 if self.trump_card is None else self.trump_card
+        t[tr.T_BROKEN] = int(self.broken)
+        for i, c in enumerate(played):
+            t[tr.T_PLAY + i] = c
+        for s in range(self.rules.players):
+            t[tr.T_BID + s] = -1 if self.bids[s] is None else self.bids[s]
+            t[tr.T_WON + s] = self.won[s]
+        return t
+
     def winner_of(self, cards: list[int]) -> int:
+        if "trick_winner" in self.rules.hooks:
+            rules, deck, masks = self.rules.arrays
+            trump = self.rules.suits.index(self.trump) if self.trump is not None else -1
+            return int(self.rules.hooks["trick_winner"](self.table(cards), len(cards), -1, deck, masks, rules, trump))
+        return self.rule_winner(cards)
+
+    def rule_winner(self, cards: list[int]) -> int:
         """Position of the winning card: the first card that always wins, if one was played; else
         the highest trump if any was played, else the highest card of the suit led ("highest" is
         "lowest" when the rules say so, and the other way round once a reversing card is in the
@@ -267,6 +299,14 @@ class Round:
     def legal(self, seat: int, played: list[int], first_trick: bool) -> set[int]:
         r = self.rules
         hand = self.hands[seat]
+        if "legal" in r.hooks:
+            rules, deck, masks = r.arrays
+            held = sum(1 << c for c in hand)
+            mask = int(r.hooks["legal"](np.uint64(held), self.table(played), rules, deck, masks, first_trick))
+            legal = {c for c in range(len(r.deck)) if mask >> c & 1}
+            if not legal or not legal <= hand:
+                raise BalanceError(f"hook legal gave {sorted(legal)} for the hand {sorted(hand)}")
+            return (legal - r.withheld) or legal
         legal = set(hand)
         if not played:
             lead = [c for c in hand if self.card(c).name == r.first_lead_card]
@@ -309,20 +349,25 @@ class Round:
                     self.broken = True
             position = self.winner_of(played)
             winner = (leader + position) % r.players
-            points = sum(self.card(c).points for c in played)
+            if "trick_points" in r.hooks:
+                rules, deck, masks = r.arrays
+                points = int(r.hooks["trick_points"](self.table(played), len(played), deck, masks, rules))
+            else:
+                points = sum(self.card(c).points for c in played)
             led = self.card(played[0]).suit
             if self.trump is not None and led != self.trump and self.card(played[position]).suit == self.trump:
                 self.trumped += 1
             self.reversed += any(self.card(c).named(r.reverse_if_played) for c in played)
             self.won[winner] += 1
             self.taken[winner] |= set(played)
+            self.points[winner] += points
             self.tricks.append(Trick(self.round, t, leader, [self.card(c).name for c in played], winner, points))
             leader = winner
 
     def scores(self) -> tuple[list[int], int, int]:
         """(each seat's score for the round, 1 if a seat shot the moon, the exact bids)."""
         r = self.rules
-        card_points = [sum(self.card(c).points for c in taken) for taken in self.taken]
+        card_points = list(self.points)
         moons = 0
         if r.moon:
             point_cards = {c for taken in self.taken for c in taken if self.card(c).points != 0}

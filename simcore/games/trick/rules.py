@@ -178,6 +178,15 @@ def legal_plays(hand, table, rules, cards, masks, first_trick):
 
 
 @kernel(globals(), inline="always")
+def trick_points(table, n_played, cards, masks, rules):
+    """The points the trick's winner takes: the sum of the cards' points (scoring.card_points)."""
+    points = 0
+    for i in range(n_played):
+        points += cards[C_POINTS, table[T_PLAY + i]]
+    return points
+
+
+@kernel(globals(), inline="always")
 def legal_bids(rules, table, n_players, bids_made, hand_size):
     """Bids allowed now as a mask (bit b = bid b): 0..hand_size, and for the last bidder under
     bidding.last_bidder_may_not_make_total, not the bid that makes the bids add up to the tricks."""

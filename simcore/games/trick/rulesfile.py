@@ -51,6 +51,7 @@ class PlayerCountChanges(_Section):
 class DeckSection(_Section):
     suits: list[StrictStr] = Field(min_length=1, max_length=16)
     symbols: list[StrictStr] | None = None
+    name_order: Literal["rank-suit", "suit-rank"] = "rank-suit"
     ranks: list[StrictStr] = Field(min_length=1, max_length=64)
     remove: list[StrictStr] = []
     copies: StrictInt = Field(default=1, ge=1, le=8)
@@ -104,6 +105,10 @@ class ScoringSection(_Section):
     moon: StrictBool = False
 
 
+class HooksSection(_Section):
+    module: StrictStr
+
+
 class RulesFile(_Section):
     game: GameSection
     deck: DeckSection
@@ -114,11 +119,12 @@ class RulesFile(_Section):
     play: PlaySection = PlaySection()
     trick: TrickSection = TrickSection()
     scoring: ScoringSection = ScoringSection()
+    hooks: HooksSection | None = None
 
 
 SECTIONS = {"game": GameSection, "deck": DeckSection, "deal": DealSection, "pass": PassSection,
             "trump": TrumpSection, "bidding": BiddingSection, "play": PlaySection, "trick": TrickSection,
-            "scoring": ScoringSection}
+            "scoring": ScoringSection, "hooks": HooksSection}
 
 
 def valid_keys() -> list[str]:
@@ -383,6 +389,8 @@ def check_spec(spec: Spec) -> None:
     for key in m.scoring.card_points:
         if key not in keys:
             raise spec.error(("scoring", "card_points"), f"'{key}' is no card, suit or rank{_closest(key, keys)}")
+    if m.hooks is not None:
+        hooks_of(spec)  # the module loads and its hooks take the arguments they are given
     if m.scoring.moon and not any(m.scoring.card_points.values()):
         raise spec.error(("scoring", "moon"), "shooting the moon needs cards with points (scoring.card_points)")
 
@@ -396,9 +404,14 @@ def suit_symbols(m: RulesFile) -> list[str]:
     return [s[:1].upper() for s in suits]
 
 
+def card_name(m: RulesFile, rank: str, symbol: str) -> str:
+    """A card's name: rank then suit symbol (``QS``), or the other way round (deck.name_order)."""
+    return f"{symbol}{rank}" if m.deck.name_order == "suit-rank" else f"{rank}{symbol}"
+
+
 def card_names(m: RulesFile) -> list[str]:
-    """Every card of the full deck (before removals), suit by suit, low rank first: rank + symbol."""
-    return [f"{rank}{symbol}" for symbol in suit_symbols(m) for rank in m.deck.ranks]
+    """Every card of the full deck (before removals), suit by suit, low rank first."""
+    return [card_name(m, rank, symbol) for symbol in suit_symbols(m) for rank in m.deck.ranks]
 
 
 def deck_of(spec, players: int) -> list[tuple[int, int, str]]:
@@ -411,7 +424,7 @@ def deck_of(spec, players: int) -> list[tuple[int, int, str]]:
     out = []
     for k, symbol in enumerate(suit_symbols(m)):
         for r, rank in enumerate(m.deck.ranks):
-            name = f"{rank}{symbol}"
+            name = card_name(m, rank, symbol)
             if name in removed:
                 continue
             out.extend([(k, r, name)] * m.deck.copies)
@@ -428,3 +441,72 @@ def hand_size_of(spec, players: int, deck: int) -> int:
     if size is None:
         return (deck - (1 if m.trump.kind == "turned-up" else 0)) // players
     return size
+
+
+# --------------------------------------------------------------------------------------------
+# hooks: compiled Python for what the keys cannot say
+
+HOOKS = {  # name -> the arguments the play loop calls it with, and what it returns
+    "legal": ("hand, table, rules, cards, masks, first_trick",
+              "the cards of ``hand`` (a uint64 mask) that may be played now"),
+    "trick_winner": ("table, n_played, candidate, cards, masks, rules, trump",
+                     "the position in play order of the card that takes the trick's first n_played cards "
+                     "(plus ``candidate`` after them when it is >= 0)"),
+    "trick_points": ("table, n_played, cards, masks, rules",
+                     "the points the trick's winner takes for the n_played cards on the table"),
+}
+
+
+def hooks_path(spec: Spec) -> Path:
+    """The hooks module of a rules file, relative to the file's folder."""
+    return Path(spec.path).parent / spec.model.hooks.module
+
+
+def hooks_of(spec: Spec, jit: bool = False) -> dict:
+    """The rules file's hooks: {name: function} for each of HOOKS the module defines, with the
+    arguments HOOKS gives it; anything else is one line naming the file and the hook.  Plain
+    Python (the reference engine runs them so), or with ``jit`` compiled for the play loop: every
+    function the module defines is then a Numba function, so that a hook may call its helpers."""
+    import importlib.util
+    import inspect
+
+    path = hooks_path(spec)
+    where = ("hooks", "module")
+    if not path.is_file():
+        raise spec.error(where, f"no hooks module {path}")
+    name = f"balance_hooks_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]}"
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the designer's code: one line, whatever it raised
+        raise spec.error(where, f"{path} does not load: {type(exc).__name__}: {exc}") from None
+    found = {}
+    for hook, (args, _) in HOOKS.items():
+        fn = getattr(module, hook, None)
+        if fn is None:
+            continue
+        fn = getattr(fn, "py_func", fn)
+        if not callable(fn):
+            raise spec.error(where, f"{path}: '{hook}' is not a function")
+        got = ", ".join(inspect.signature(fn).parameters)
+        if got != args:
+            raise spec.error(where, f"{path}: hook {hook}({got}) must take ({args})")
+        found[hook] = fn
+    if not found:
+        raise spec.error(where, f"{path} defines none of the hooks {', '.join(HOOKS)}")
+    if jit:
+        from numba import njit
+
+        for name, value in list(vars(module).items()):
+            if inspect.isfunction(value) and value.__module__ == module.__name__:
+                setattr(module, name, njit(inline="always")(value))
+        found = {hook: getattr(module, hook) for hook in found}
+    return found
+
+
+def hooks_digest(spec: Spec) -> str | None:
+    """The hooks module's hash (None without hooks): what keys its compiled build."""
+    if spec.model.hooks is None:
+        return None
+    return hashlib.sha256(hooks_path(spec).read_bytes()).hexdigest()[:16]
