@@ -279,3 +279,29 @@ def test_bird_weather_rules_file_agrees_with_the_built_in_kernel(players, bird_w
         zero_wins += log["counters"]["zero_wins"]
         reversals += log["counters"]["reversals"]
     assert zero_wins >= 500 and reversals >= 500  # both special rules decided many tricks
+
+
+def test_hooks_that_break_the_rules_get_one_line(tmp_path):
+    """A hook with the wrong arguments, a module that does not load, and a hook whose answer is
+    impossible (here `legal` offers a card the seat does not hold) stop the command with one line
+    naming the rules file and the hook, exit 2, nothing written."""
+    rules = (ROOT / "examples" / "games" / "bird-weather.toml").read_text()
+    hooks = (ROOT / "examples" / "games" / "bird_weather_hooks.py").read_text()
+    path = tmp_path / "bw.toml"
+    path.write_text(rules.replace('module = "bird_weather_hooks.py"', 'module = "my_hooks.py"'))
+    cases = {
+        "wrong arguments": (hooks.replace("def legal(hand, table, rules, cards, masks, first_trick):",
+                                          "def legal(hand, table):"),
+                            "hook legal(hand, table) must take (hand, table, rules, cards, masks, first_trick)"),
+        "does not load": (hooks + "\nundefined_name\n", "does not load: NameError"),
+        "illegal card": (hooks.replace("    return follows if follows != 0 else hand",
+                                       "    if table[T_NPLAYED] == 2:\n        return ~hand\n"
+                                       "    return follows if follows != 0 else hand"),
+                         "a hook of my_hooks.py broke the rules in game 0"),
+    }
+    for case, (source, message) in cases.items():
+        (tmp_path / "my_hooks.py").write_text(source)
+        out = tmp_path / "run"
+        code, _, err = balance("simulate", path, "-n", 100, "-q", "--players", 4, "--out", out)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, (case, err)
+        assert str(path) in err and not out.exists() and "Traceback" not in err, (case, err)
