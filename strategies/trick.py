@@ -18,42 +18,43 @@ Built-ins, which know nothing of a particular game but what the rules file says:
                is not under the highest card that still loses and, void, throws its costliest
                card to another seat; bids from its hand's strength (high ranks, trumps, length);
                passes the cards most likely to take costly tricks
+    search     Perfect Information Monte Carlo (strategies/search.py): every legal card tried in
+               many deals of the cards it has not seen to the other seats (none of a suit a seat
+               has shown it lacks), each finished by playouts; passes and bids as the heuristic
 """
 import numpy as np
 
-from simcore.bits import bit, lowest_index
+from simcore.bits import bit, kth_set_bit, lowest_index, popcount
 from simcore.games.trick.rules import (
-    C_POINTS, C_RANK, C_SUIT, M_POINTS, M_SUIT, R_BIDDING, R_DECK, R_PER_TRICK,
-    R_PLAYERS, T_BID, T_NPLAYED, T_PLAY, T_TRUMP, T_WON, trick_points, winner_of_trick,
+    C_POINTS, C_RANK, C_SUIT, M_BREAKING, M_POINTS, M_SUIT, MAX_PLAYERS, R_BIDDING, R_DECK, R_HAND, R_LOWEST_WINS, R_MOON,
+    R_PER_TRICK, R_PLAYERS, R_UNBROKEN, T_BID, T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_TOTAL,
+    T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, legal_plays, round_scores, trick_points,
+    winner_of_trick,
 )
+from simcore.rng import mix64
 from simcore.jit import kernel
 from strategies.common import random_card, random_card_of_seat  # noqa: F401 (random_card_of_seat: the play loop's draw)
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
-BUILTIN = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
-PLUGIN_BASE = 16
-N_PARAMS = 4
-PARAMETER: dict = {}
-SKILL_TIERS = ("random", "heuristic")
+from strategies.search import (  # noqa: E402 - every card game's search: budget, own random numbers, deals
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS,
+    POLICY_HEURISTIC, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move, card_game_players, deal_unseen,
+    search_setup,
+)
+
 # the skill ladder (`balance ladder`), each rung stronger than the one below in every example file:
 # greedy, which takes every trick it can, is no rung: in a game of tricks worth avoiding (Hearts) it
 # loses to random play (11.5% [10.6, 12.4] against random's field, 4 players, 4,000 games)
-LADDER = ("random", "heuristic")
+LADDER = ("random", "heuristic", "search")
+SEARCH_DEFAULTS = (24.0, 1.0, 0.0, 0.05)  # d, p, policy (random), margin: strategies/search.py
+HEURISTIC_DEFAULTS = (0.0, 0.0, 0.0, 0.0)  # the heuristic takes no tuning
 
 # a rules file's hooks (simcore/games/trick/game.py): the players judge tricks by the same rules
 hooks = globals().get("__hooks__") or {}
+legal_plays = hooks.get("legal", legal_plays)
 winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
 
 WANT = 100  # what a trick the bid still needs (or a trick past the bid) is worth, in points
-
-
-def default_params(name: str, argument: str | None = None) -> tuple:
-    return (0.0,) * N_PARAMS
-
-
-def describe(name: str, argument: str | None = None) -> str:
-    return name
 
 
 # --- shared -----------------------------------------------------------------------------------
@@ -243,6 +244,124 @@ def heuristic_pass(hand, table, cards, masks, rules):
     return best
 
 
+# --- search ---------------------------------------------------------------------------------------
+
+@kernel(globals(), refcounts=False)
+def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rng, me, margin, scores):
+    """Finish the round from ``ptable`` (trick ``trick``, ``first`` cards of it on the table, led by
+    ``leader``), every seat playing by ``policy`` (random draws from ``rng``, or the heuristic);
+    returns what the end is worth to ``me``: its win share of the game as it would then stand,
+    plus ``margin`` times its score's lead over the others' mean, per trick of a round."""
+    n_players = rules[R_PLAYERS]
+    trump = ptable[T_TRUMP]
+    unbroken = rules[R_UNBROKEN]
+    for t in range(trick, rules[R_HAND]):
+        ptable[T_TRICK] = t
+        ptable[T_LEADER] = leader
+        for i in range(first if t == trick else 0, n_players):
+            ptable[T_NPLAYED] = i
+            seat = leader + i
+            if seat >= n_players:
+                seat -= n_players
+            legal = legal_plays(hands[seat], ptable, rules, cards, masks, t == 0)
+            if policy == POLICY_HEURISTIC:
+                c = heuristic_play(seat, hands[seat], legal, ptable, cards, masks, rules)
+            else:
+                c = kth_set_bit(legal, below_local(rng, popcount(legal)))
+            hands[seat] &= ~bit(c)
+            ptable[T_PLAY + i] = c
+            if unbroken >= 0 and (cards[C_SUIT, c] == unbroken or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
+                ptable[T_BROKEN] = 1
+        ptable[T_NPLAYED] = n_players
+        winner = leader + winner_of_trick(ptable, n_players, -1, cards, masks, rules, trump)
+        if winner >= n_players:
+            winner -= n_players
+        ptable[T_WON + winner] += 1
+        ptable[T_POINTS + winner] += trick_points(ptable, n_players, cards, masks, rules)
+        leader = winner
+    # shooting the moon, as far as the table tells: one seat holds all the points there are
+    moon_seat = -1
+    if rules[R_MOON] != 0:
+        everything = 0
+        for c in range(rules[R_DECK]):
+            everything += cards[C_POINTS, c]
+        for s in range(n_players):
+            if ptable[T_POINTS + s] == everything and everything != 0:
+                moon_seat = s
+    round_scores(ptable, rules, n_players, moon_seat, scores, 0)
+    lowest = rules[R_LOWEST_WINS] != 0
+    mine = ptable[T_TOTAL + me] + scores[me]
+    best = mine
+    others = 0.0
+    for s in range(n_players):
+        total = ptable[T_TOTAL + s] + scores[s]
+        best = min(best, total) if lowest else max(best, total)
+        if s != me:
+            others += total
+    tied = 0
+    for s in range(n_players):
+        tied += ptable[T_TOTAL + s] + scores[s] == best
+    share = 1.0 / tied if mine == best else 0.0
+    lead = (mine - others / (n_players - 1)) / max(1, rules[R_HAND])
+    return share + margin * (-lead if lowest else lead)
+
+
+@kernel(globals(), refcounts=True)
+def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, streams):
+    """PIMC: every legal card, in ``d`` deals of the cards this seat has not seen to the others
+    (each the number it still holds, none of a suit it has shown it lacks), each finished ``p``
+    times by the playout policy; the card with the best total."""
+    if legal & (legal - np.uint64(1)) == 0:
+        return lowest_index(legal)  # one legal card: nothing to weigh
+    n_players = rules[R_PLAYERS]
+    n = table[T_NPLAYED]
+    policy, margin, rng, _ = search_setup(params, seat, streams, n_players, HEURISTIC_DEFAULTS)
+    everything = (bit(rules[R_DECK]) - np.uint64(1)) if rules[R_DECK] < 64 else ~np.uint64(0)
+    pool = everything & ~hand & ~seen
+    if table[T_TRUMP_CARD] >= 0:
+        pool &= ~bit(table[T_TRUMP_CARD])
+    need = np.zeros(n_players, dtype=np.int64)
+    voids = np.zeros(n_players, dtype=np.uint64)
+    for s in range(n_players):
+        position = s - table[T_LEADER]
+        if position < 0:
+            position += n_players
+        need[s] = rules[R_HAND] - table[T_TRICK] - (1 if position < n else 0)
+        for k in range(16):
+            if (table[T_VOID + s] >> k) & 1 != 0:
+                voids[s] |= masks[M_SUIT + k]
+    need[seat] = 0
+    voids[seat] = everything
+    deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    totals = np.zeros(64, dtype=np.float64)
+    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    rng_p = np.zeros(1, dtype=np.uint64)
+    for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
+        deal_unseen(pool, need, voids, n_players, deal, rng)
+        deal[seat] = hand
+        for p in range(np.int64(params[seat, P_PLAYOUTS])):
+            playout_seed = rng[0] + np.uint64(p + 1)  # every card meets the same playout draws
+            m = legal
+            while m != 0:
+                c = lowest_index(m)
+                m &= m - np.uint64(1)
+                ptable[:] = table
+                for s in range(n_players):
+                    hands[s] = deal[s]
+                hands[seat] &= ~bit(c)
+                ptable[T_PLAY + n] = c
+                if rules[R_UNBROKEN] >= 0 and (cards[C_SUIT, c] == rules[R_UNBROKEN]
+                                               or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
+                    ptable[T_BROKEN] = 1
+                rng_p[0] = mix64(playout_seed)
+                totals[c] += playout(ptable, hands, table[T_LEADER], n + 1, table[T_TRICK], rules, cards, masks,
+                                     policy, rng_p, seat, params[seat, P_MARGIN], scores)
+        rng[0] = mix64(rng[0])  # the next deal draws on from here
+    return best_move(totals, legal)
+
+
 # --- plug-in slots and the random player -------------------------------------------------------
 PLUGIN_DECISIONS = {
     "pass": "params, seat, hand, table, cards, masks, rules, streams",
@@ -290,7 +409,7 @@ def choose_pass(strategy, params, seat, hand, table, cards, masks, rules, stream
         return random_card(hand, streams)
     if strategy == GREEDY:
         return cheapest(hand, cards)
-    if strategy == HEURISTIC:
+    if strategy == HEURISTIC or strategy == SEARCH:
         return heuristic_pass(hand, table, cards, masks, rules)
     return plugin_pass(strategy - PLUGIN_BASE, params, seat, hand, table, cards, masks, rules, streams)
 
@@ -301,7 +420,7 @@ def choose_bid(strategy, params, seat, hand, legal, table, cards, masks, rules, 
         return random_card(legal, streams)
     if strategy == GREEDY:
         return nearest_bid(count_high(hand, cards, rules), legal)
-    if strategy == HEURISTIC:
+    if strategy == HEURISTIC or strategy == SEARCH:
         return heuristic_bid(hand, legal, table, cards, masks, rules)
     return plugin_bid(strategy - PLUGIN_BASE, params, seat, hand, legal, table, cards, masks, rules, streams)
 
@@ -314,4 +433,9 @@ def choose_play(strategy, params, seat, hand, legal, seen, table, cards, masks, 
         return greedy_play(legal, table, cards, masks, rules)
     if strategy == HEURISTIC:
         return heuristic_play(seat, hand, legal, table, cards, masks, rules)
+    if strategy == SEARCH:
+        return search_play(params, seat, hand, legal, seen, table, cards, masks, rules, streams)
     return plugin_play(strategy - PLUGIN_BASE, params, seat, hand, legal, seen, table, cards, masks, rules, streams)
+
+
+describe, default_params = card_game_players(SEARCH_DEFAULTS, HEURISTIC_DEFAULTS, N_PARAMS)

@@ -305,3 +305,59 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
         code, _, err = balance("simulate", path, "-n", 100, "-q", "--players", 4, "--out", out)
         assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, (case, err)
         assert str(path) in err and not out.exists() and "Traceback" not in err, (case, err)
+
+
+# --- what a seat may see ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [HEARTS, OH_HELL])
+@pytest.mark.parametrize("strategy", ["greedy", "heuristic", "search"])
+def test_players_ignore_what_their_seat_cannot_see(path, strategy):
+    """Pairs of positions that differ only in the cards the other seats hold (the cards they have
+    not played dealt anew among them, so many each, every scripted play still legal) go through the
+    compiled loop: the deciding seat's player makes the same decision in both."""
+    import random
+
+    game = get_game(path)
+    players = 4
+    setup = game.setup(players, game.variant(overrides={"game.players": players}
+                                             if path == OH_HELL else {}))
+    lineup = game.lineup(strategy, players)
+    logs = game.kernel_logs(setup, game.lineup("random", players), 5, range(40))
+    index = {name: i for i, name in enumerate(setup.names)}
+    chooser = random.Random(7)
+    compared = changed = 0
+    for log in logs:
+        rnd = log["rounds"][0]
+        if rnd["passes"]:
+            continue  # a pass tells a seat where three cards went: not a pair of unseen deals
+        hands = [{index[c] for c in hand} for hand in rnd["hands"]]
+        order = [(rnd["dealer"] + 1 + j) % players for j in range(players)]
+        bids = [rnd["bids"][s] for s in order] if rnd["bids"] else []
+        plays = [(t["leader"] + i) % players for t in log["tricks"] for i in range(players)]
+        cards = [index[c] for t in log["tricks"] for c in t["cards"]]
+        k = chooser.randrange(1, 3 * players)
+        decider = plays[k]
+        trump = index[rnd["trump_card"]] if rnd["trump_card"] else -1
+        first = game.scripted_round(setup, lineup, hands, rnd["dealer"], trump, 0, bids + cards[:k])
+        for _ in range(20):  # another deal of the others' unplayed cards, the scripted plays legal in it
+            played = [{c for c, s in zip(cards[:k], plays) if s == seat} for seat in range(players)]
+            others = [s for s in range(players) if s != decider]
+            rest = [c for s in others for c in hands[s] - played[s]]
+            chooser.shuffle(rest)
+            other = [set(h) for h in hands]
+            for s in others:
+                take = len(hands[s]) - len(played[s])
+                other[s], rest = played[s] | set(rest[:take]), rest[take:]
+            second = game.scripted_round(setup, lineup, other, rnd["dealer"], trump, 0, bids + cards[:k])
+            if second["status"] == -1:
+                break
+        else:
+            continue
+        assert first["status"] == -1
+        from simcore.games.trick.rules import L_CARD
+
+        chosen = [run["log"][k // players, L_CARD + k % players] for run in (first, second)]
+        assert chosen[0] == chosen[1], (path, strategy, k)
+        compared += 1
+        changed += other != hands
+    assert compared >= 10 and changed >= compared - 2  # the pairs' deals differ
