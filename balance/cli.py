@@ -16,7 +16,7 @@ from typer.core import TyperGroup
 
 # the designer's tasks, and the commands of each, in the order `balance --help` lists them
 TASKS = {
-    "run": ("init", "simulate", "book"),
+    "run": ("init", "new-game", "simulate", "book"),
     "look": ("report", "cards", "traps", "games", "replay"),
     "compare": ("whatif", "sweep", "tune", "tournament", "ladder", "exploits"),
     "check": ("play", "bench"),
@@ -26,6 +26,7 @@ TASK_TITLES = {"run": "Run: set up a project and simulate", "look": "Look: read 
 PROJECT_FILE = "balance.toml"
 SUMMARY = {
     "init": "write a commented balance.toml of project defaults",
+    "new-game": "write a commented rules file for a trick-taking game of your own",
     "simulate": "play a game many times: win shares, seat edge, rule events",
     "book": "every game at every player count: a report each and an index",
     "report": "a page (Markdown + HTML) for one or more runs",
@@ -68,7 +69,7 @@ class TaskGroup(TyperGroup):
 
 app = typer.Typer(
     cls=TaskGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-    help="Monte Carlo balance analyzer for tabletop games. Run (init, simulate, book), look (report, cards, "
+    help="Monte Carlo balance analyzer for tabletop games. Run (init, new-game, simulate, book), look (report, cards, "
          "traps, games, replay), compare (whatif, sweep, tune, tournament, ladder, exploits) and check (play, bench); every page "
          "opens with its verdict. Defaults come from ./balance.toml if there is one (`balance init` writes one).",
 )
@@ -238,6 +239,8 @@ def games(as_json: JsonOpt = False):
         typer.echo(f"  strategies: {', '.join(entry['strategies'].values())}")
         for key, text in entry["variant_keys"].items():
             typer.echo(f"  variant {key}: {text}")
+    typer.echo("and any trick-taking game of your own, named by its rules file's path (my-game.toml): "
+               "`balance new-game NAME` writes one (docs/rules-files.md)")
 
 
 @app.command()

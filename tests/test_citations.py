@@ -71,6 +71,7 @@ USER_FILES = {
     "check_play.py": "the checking script docs/strategies.md shows, saved by the reader",
     "a.py": "two copies of a plug-in the reader makes (docs/strategies.md, parameters)",
     "b.py": "two copies of a plug-in the reader makes (docs/strategies.md, parameters)",
+    "my_hooks.py": "the hooks module of a rules file, which the reader writes (docs/rules-files.md, hooks)",
 }
 
 # A run file a command writes: `--out runs/x.parquet` (and its unfinished `.x.parquet` folder).

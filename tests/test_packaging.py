@@ -97,7 +97,8 @@ def _imports(paths: list[Path]) -> dict[str, set[str]]:
 def _third_party(found: dict[str, set[str]]) -> dict[str, set[str]]:
     """Leave out the standard library and the project's own modules (its packages, top-level files
     and the tests' helpers)."""
-    local = PACKAGES | {"cli"} | {p.stem for p in (ROOT / "tests").iterdir() if p.suffix == ".py" or p.is_dir()}
+    local = (PACKAGES | {"cli"} | {p.stem for p in (ROOT / "tests").iterdir() if p.suffix == ".py" or p.is_dir()}
+             | {p.stem for p in (ROOT / "tools").glob("*.py")})  # the tools, which tests import from tools/
     return {name: files for name, files in found.items()
             if name not in sys.stdlib_module_names and name not in local and name != "__future__"}
 

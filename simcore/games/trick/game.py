@@ -39,7 +39,9 @@ def hooked_build(spec, random_only: bool):
     key = hashlib.sha1(f"{FINGERPRINT}:{hooks_digest(spec)}".encode()).hexdigest()[:16]
     kind = f"{key}-random" if random_only else key
     if kind not in _HOOKED:
-        compiled = hooks_of(spec, jit=True)
+        module = []
+        names = list(hooks_of(spec, module))
+        compiled = importlib.import_module(RulesFileGame.kernels_module).compiled_hooks(module[0], names)
         folder = CACHE_ROOT / "rules-builds" / key
         stock_strategies = importlib.import_module(STRATEGIES)
         stock_kernel = importlib.import_module(f"{RulesFileGame.kernels_module}")

@@ -48,6 +48,20 @@ winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
 HOOK_BROKE_RULES = -4  # a hook's answer is impossible (no legal card, a card not held, no such position)
 
+def compiled_hooks(module, names) -> dict:
+    """A rules file's hooks (``names`` of the hooks ``module`` defines) compiled for the play loop:
+    every function the module defines becomes a Numba function, inlined where it is called, so
+    that a hook may call the module's helpers (simcore/games/trick/game.py, ``hooked_build``)."""
+    import inspect
+
+    from numba import njit
+
+    for name, value in list(vars(module).items()):
+        if inspect.isfunction(value) and value.__module__ == module.__name__:
+            setattr(module, name, njit(inline="always")(value))
+    return {name: getattr(module, name) for name in names}
+
+
 NO_SCRIPT = np.empty(0, dtype=np.int64)
 # scratch slots of the per-block ``work`` array
 W_CURSOR = SCRIPT_CURSOR  # scripted decisions used

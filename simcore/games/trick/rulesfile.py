@@ -462,11 +462,11 @@ def hooks_path(spec: Spec) -> Path:
     return Path(spec.path).parent / spec.model.hooks.module
 
 
-def hooks_of(spec: Spec, jit: bool = False) -> dict:
+def hooks_of(spec: Spec, module_out: list | None = None) -> dict:
     """The rules file's hooks: {name: function} for each of HOOKS the module defines, with the
     arguments HOOKS gives it; anything else is one line naming the file and the hook.  Plain
-    Python (the reference engine runs them so), or with ``jit`` compiled for the play loop: every
-    function the module defines is then a Numba function, so that a hook may call its helpers."""
+    Python (the reference engine runs them so; kernel.py's ``compiled_hooks`` compiles them for
+    the play loop from the module, which ``module_out`` receives)."""
     import importlib.util
     import inspect
 
@@ -495,13 +495,8 @@ def hooks_of(spec: Spec, jit: bool = False) -> dict:
         found[hook] = fn
     if not found:
         raise spec.error(where, f"{path} defines none of the hooks {', '.join(HOOKS)}")
-    if jit:
-        from numba import njit
-
-        for name, value in list(vars(module).items()):
-            if inspect.isfunction(value) and value.__module__ == module.__name__:
-                setattr(module, name, njit(inline="always")(value))
-        found = {hook: getattr(module, hook) for hook in found}
+    if module_out is not None:
+        module_out.append(module)
     return found
 
 
