@@ -54,6 +54,15 @@ def _results_line(sources: list[str], page_dir: str | Path | None) -> list:
     return parts
 
 
+
+def _who_starts(summary: dict) -> str:
+    """Who sits first, as the run's game says: seat 1 for every built-in game; a rules-file game
+    whose first lead is a card's holder's, or whose first dealer is drawn, says so instead."""
+    if summary.get("seat_1_plays_first", True):
+        return "Seat 1 leads or starts first."
+    text = summary.get("first_seat", "")
+    return text[:1].upper() + text[1:] + "."
+
 def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], prefix: str,
                 level: int, lead: bool = False, page_dir: str | Path | None = None) -> list:
     """One run's sections.  With ``lead`` the win-share chart has already been shown under the
@@ -77,7 +86,7 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
     games = games_phrase(summary["games"])
     blocks += [
         Heading(level, f"Seats ({games})"),
-        Paragraph("Seat 1 leads or starts first. Win shares count a k-way tie as 1/k of a win for each "
+        Paragraph(_who_starts(summary) + " Win shares count a k-way tie as 1/k of a win for each "
                   "tied seat; intervals are 95% Wilson score intervals, mean scores carry 95% "
                   "normal-approximation intervals."),
         Table(*seat_table(summary)),

@@ -70,7 +70,8 @@ TARGET = '[[target]]\nfigure = "first_seat_edge"\nwithin = 1.0\n'
 
 REFUSED = {
     "unknown game": ('game = "chess"\nplayers = 4\n' + CHANGE + TARGET,
-                     "unknown game 'chess' (known: bird-weather, chimera, sky-city, ten-tricks, triatri)"),
+                     "unknown game 'chess' (known: bird-weather, chimera, sky-city, ten-tricks, triatri, "
+                     "or a rules file's path)"),
     "unknown key": (BASE + '[[change]]\nkey = "flavour"\nrange = [1, 2]\n' + TARGET,
                     "'flavour' is not a variant key of bird-weather (known: cards, deals, facedown, hand_size, "
                     "reversal, zero_win)"),
