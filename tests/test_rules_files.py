@@ -73,7 +73,7 @@ def test_compiled_loop_equals_reference_for_every_lineup(path):
     heuristic play, logged by the compiled loop and replayed decision by decision through the
     reference (which refuses any illegal one), gives the same tricks, scores and counters."""
     game = get_game(path)
-    seen = {"reversed": 0, "always": 0, "trumped": 0, "moons": 0, "exact": 0}
+    seen = {"reversed": 0, "always": 0, "trumped": 0, "moons": 0, "exact": 0, "short": 0, "full": 0}
     for players in game.player_counts[:2]:
         setup = game.setup(players, game.variant())
         for spec in ("random", "greedy", "heuristic", "heuristic,random,greedy" + ",random" * (players - 3)):
@@ -87,6 +87,7 @@ def test_compiled_loop_equals_reference_for_every_lineup(path):
             else:
                 logs = _same_logs(game, setup, lineup, 3, 60)
             for log in logs:
+                seen["short" if len(log["rounds"]) < setup.rounds else "full"] += 1
                 seen["trumped"] += log["counters"]["trumped_tricks"]
                 seen["moons"] += log["counters"]["moons"]
                 seen["exact"] += log["counters"]["exact_bids"]
@@ -95,6 +96,7 @@ def test_compiled_loop_equals_reference_for_every_lineup(path):
                     seen["always"] += "8B" in trick["cards"]
     if path == MIXED:  # the rules under test came up
         assert min(seen["reversed"], seen["always"], seen["trumped"], seen["exact"]) >= 50, seen
+        assert seen["short"] >= 20 and seen["full"] >= 20, seen  # games ended by the target, and by the rounds
     if path == HEARTS:
         assert seen["moons"] >= 3, seen
 
@@ -194,7 +196,7 @@ KEYS = {  # a few values of every kind for each key, right and wrong
     "scoring.card_points": [{"hearts": -1}, {"QS": -13}, {"zz": 1}], "scoring.exact_bid": [10, 10**6],
     "deck.copies": [1, 2, 9], "deck.remove": [["2C"], ["ZZ"]], "deal.left_out": ["hidden", "revealed", "x"],
     "bidding.last_bidder_may_not_make_total": [True, False], "game.winner": ["lowest", "middle"],
-    "nonsense.key": [1],
+    "game.target": [30, 5000], "nonsense.key": [1],
 }
 
 

@@ -212,6 +212,8 @@ class RulesFileGame(Game, rules=tr):
         rounds = []
         for r in range(setup.rounds):
             info = infos[r]
+            if info[tr.I_DEALER] < 0:  # the game ended before this round (game.target)
+                break
             passes = []
             if info[tr.I_PASS_OFFSET] > 0:
                 cards = setup.rules[tr.R_PASS_CARDS]

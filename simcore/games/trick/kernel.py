@@ -23,7 +23,7 @@ from simcore.games.trick.rules import (
     L_CARD, L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, M_BREAKING,
     M_POINTS, M_REVERSING, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
     R_FIRST_DEALER, R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
-    R_REVEALED, R_ROUNDS, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
+    R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
     T_DEALER, T_LEADER, T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP,
     T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, TRUMP_FIXED, TRUMP_TURNED_UP, legal_bids, legal_plays, match_shares,
     round_scores, trick_points, winner_of_trick,
@@ -326,8 +326,12 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
                             NO_SCRIPT, work, log, r * rules[R_HAND], infos, r)
         if status != FINISHED:
             return status
+        reached = False
         for s in range(n_players):
             totals[s] += work[W_ROUND + s]
+            reached = reached or totals[s] >= rules[R_TARGET]
+        if rules[R_TARGET_ON] != 0 and reached:  # game.target: the game ends after this round
+            break
         dealer = (dealer + 1) % n_players
     return FINISHED
 

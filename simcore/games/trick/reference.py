@@ -60,6 +60,7 @@ class Rules:
     off_bid_per_trick: int
     moon: bool
     lowest_rank_wins: bool = False
+    target: int | None = None
     reverse_if_played: list[str] = field(default_factory=list)
     always_wins: list[str] = field(default_factory=list)
     withheld: set[int] = field(default_factory=set)
@@ -91,7 +92,7 @@ class Rules:
             breaking_cards=list(m.play.breaking_cards), first_trick_no_points=m.play.first_trick_no_points,
             base=m.scoring.base, per_trick=m.scoring.per_trick, exact_bid=m.scoring.exact_bid,
             off_bid_per_trick=m.scoring.off_bid_per_trick, moon=m.scoring.moon,
-            lowest_rank_wins=m.trick.winner == "lowest", reverse_if_played=list(m.trick.reverse_if_played),
+            lowest_rank_wins=m.trick.winner == "lowest", target=m.game.target, reverse_if_played=list(m.trick.reverse_if_played),
             always_wins=list(m.trick.always_wins),
             withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=list(m.deck.suits),
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
@@ -451,6 +452,8 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         counters["trumped_tricks"] += rnd.trumped
         counters["leads_won"] += sum(t.winner == t.leader for t in rnd.tricks)
         counters["reversed_tricks"] += rnd.reversed
+        if rules.target is not None and max(totals) >= rules.target:
+            break  # a total reached game.target: the game ends after this round
         dealer = (dealer + 1) % rules.players
     record.scores = totals
     record.shares = shares_of(totals, rules.lowest_wins)

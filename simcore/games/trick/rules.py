@@ -60,7 +60,8 @@ N_MASKS = MAX_SUITS + 4
 R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
 (R_TRUMP_KIND, R_TRUMP_SUIT, R_BIDDING, R_LAST_BID, R_LEAD, R_FIRST_LEAD_CARD, R_FOLLOW, R_VOID_TRUMP,
  R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON, R_LOWEST_RANK_WINS,
- R_FIRST_DEALER, R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 19)
+ R_FIRST_DEALER, R_TARGET_ON, R_TARGET, R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS,
+                                                            R_PASS_OFFSET + MAX_DIRECTIONS + 21)
 N_RULES = R_WITHHELD + 1
 
 TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP = 0, 1, 2
@@ -346,6 +347,8 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_MOON] = m.scoring.moon
     rules[R_LOWEST_RANK_WINS] = m.trick.winner == "lowest"
     rules[R_FIRST_DEALER] = first_dealer(m.play.lead, players)
+    rules[R_TARGET_ON] = m.game.target is not None
+    rules[R_TARGET] = m.game.target or 0
     bound = score_bound(rules, cards)
     if bound > SCORE_LIMIT:
         raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "

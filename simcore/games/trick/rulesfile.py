@@ -39,6 +39,7 @@ class GameSection(_Section):
     name: StrictStr = Field(min_length=1, max_length=80)
     players: Union[StrictInt, list[StrictInt]]
     rounds: StrictInt = Field(default=1, ge=1, le=MAX_ROUNDS)
+    target: StrictInt | None = Field(default=None, ge=-10_000, le=10_000)
     winner: Literal["highest", "lowest"] = "highest"
     dealer: Literal["first-seat", "random"] = "first-seat"
     description: StrictStr = ""
@@ -346,6 +347,9 @@ def check_spec(spec: Spec) -> None:
             raise spec.error(("pass", "cards"), f"passes {m.passing.cards} cards from hands of {hand} ({n} players)")
         if hand * m.game.rounds > MAX_ROUNDS:
             raise spec.error(("game", "rounds"), f"{m.game.rounds} rounds of {hand} tricks: at most 255 tricks a game")
+    if m.game.target is not None and m.game.rounds == 1:
+        raise spec.error(("game", "target"), "a game played to a target needs game.rounds, the most rounds it "
+                         "may last (it ends after the round in which a total reaches the target)")
     suits = m.deck.suits
     if m.trump.kind == "fixed":
         if m.trump.suit is None:
