@@ -25,7 +25,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -68,7 +67,6 @@ class Ours:
         """Our trick winners and returns for OpenSpiel's ``record`` (a deal and its decisions)."""
         from simcore.games.trick import reference as ref
         from simcore.games.trick import rules as tr
-        from simcore.rng import seat_keys
 
         players = record["players"]
         setup, lineup = self.setup(players, record.get("tricks"))
@@ -106,23 +104,13 @@ class Ours:
             reference = {"error": str(exc)}
 
         # the compiled loop
-        dealt = np.zeros(tr.MAX_PLAYERS, dtype=np.uint64)
-        for s, hand in enumerate(hands):
-            for c in hand:
-                dealt[s] |= np.uint64(1) << np.uint64(c)
         offset = tr.pass_offset(direction, players) if setup.rules[tr.R_PASS_CARDS] else 0
-        log = np.full((setup.tricks, tr.LOG_WIDTH), -1, dtype=np.int64)
-        infos = np.full((1, tr.ROUND_WIDTH), -1, dtype=np.int64)
-        scores = np.zeros(tr.MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(tr.N_COUNTERS, dtype=np.int64)
-        status = lineup.kernels.play_scripted(dealt, dealer, -1 if trump_card is None else trump_card, offset,
-                                              setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params, 0,
-                                              seat_keys(0), np.array(script, dtype=np.int64), log, infos, scores,
-                                              counters)
-        if status != -1:
-            compiled = {"error": f"status {status} (the compiled loop refused scripted decision {status})"}
+        ours = self.game.scripted_round(setup, lineup, hands, dealer, -1 if trump_card is None else trump_card, offset,
+                                        script)
+        if ours["status"] != -1:
+            compiled = {"error": f"status {ours['status']} (the compiled loop refused scripted decision {ours['status']})"}
         else:
-            compiled = {"winners": [int(w) for w in log[:, tr.L_WINNER]], "returns": [int(x) for x in scores[:players]]}
+            compiled = {"winners": ours["winners"], "returns": ours["scores"]}
         return {"reference": reference, "compiled": compiled}
 
 
