@@ -6,6 +6,8 @@ the deck (suit, rank and points of each card), ``rules`` the rules in force:
 
     choose_pass(...)  -> deck index of one card to pass (asked pass.cards times in a row)
     choose_bid(...)   -> the bid (a bit of ``legal``: bit b = bid b)
+    choose_trump(...) -> the suit the bid winner names trump (a bit of ``legal``: bit k = suit k;
+                         trump.kind = "bid-winner")
     choose_play(...)  -> deck index of the card to play (one of ``legal``)
 
 Built-ins, which know nothing of a particular game but what the rules file says:
@@ -17,7 +19,8 @@ Built-ins, which know nothing of a particular game but what the rules file says:
                card that takes it (the highest when others are still to play), ducks one that
                is not under the highest card that still loses and, void, throws its costliest
                card to another seat; bids from its hand's strength (high ranks, trumps, length);
-               passes the cards most likely to take costly tricks
+               names its longest suit trump (the higher ranks among equals); passes the
+               cards most likely to take costly tricks
     search     Perfect Information Monte Carlo (strategies/search.py): every legal card tried in
                many deals of the cards it has not seen to the other seats (none of a suit a seat
                has shown it lacks), each finished by playouts; passes and bids as the heuristic
@@ -26,10 +29,10 @@ import numpy as np
 
 from simcore.bits import bit, kth_set_bit, lowest_index, popcount
 from simcore.games.trick.rules import (
-    C_POINTS, C_RANK, C_SUIT, M_BREAKING, M_POINTS, M_SUIT, MAX_PLAYERS, R_BIDDING, R_DECK, R_HAND, R_LOWEST_WINS, R_MOON,
-    R_PER_TRICK, R_PLAYERS, R_UNBROKEN, T_BID, T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_TOTAL,
-    T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, legal_plays, round_scores, trick_points,
-    winner_of_trick,
+    C_POINTS, C_RANK, C_SUIT, K_CARD, K_LEADER, K_WINNER, M_BREAKING, M_POINTS, M_SUIT, MAX_PLAYERS, MAX_SUITS,
+    R_BIDDING, R_DECK, R_HAND, R_LOWEST_WINS, R_MOON, R_PER_TRICK, R_PLAYERS, R_UNBROKEN, RECORD_WIDTH, T_BID,
+    T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_RECORD, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
+    T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, trick_points, winner_of_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -53,6 +56,9 @@ hooks = globals().get("__hooks__") or {}
 legal_plays = hooks.get("legal", legal_plays)
 winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
+HOOKED = bool(hooks)
+SCORE_HOOKED = "score_round" in hooks
+score_round = hooks.get("score_round", keep_scores)
 
 WANT = 100  # what a trick the bid still needs (or a trick past the bid) is worth, in points
 
@@ -223,6 +229,27 @@ def heuristic_bid(hand, legal, table, cards, masks, rules):
     return nearest_bid(np.int64(hand_strength(hand, table, cards, masks, rules) + 0.5), legal)
 
 
+@kernel(globals(), inline="always")
+def longest_suit(hand, legal, cards, masks):
+    """The suit of ``legal`` (bit k = suit k) the hand holds most cards of; between equal lengths
+    the one with the higher ranks, then the first: the heuristic's trump."""
+    best = lowest_index(legal)
+    best_key = -1
+    for k in range(MAX_SUITS):
+        if (legal >> np.uint64(k)) & np.uint64(1) == 0:
+            continue
+        held = hand & masks[M_SUIT + k]
+        key = 0
+        m = held
+        while m != 0:
+            c = lowest_index(m)
+            m &= m - np.uint64(1)
+            key += 1000 + cards[C_RANK, c]
+        if key > best_key:
+            best, best_key = k, key
+    return best
+
+
 @kernel(globals(), refcounts=False)
 def heuristic_pass(hand, table, cards, masks, rules):
     """The card most likely to take a costly trick: high rank, points against its taker; in a
@@ -276,6 +303,12 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
         winner = leader + winner_of_trick(ptable, n_players, -1, cards, masks, rules, trump)
         if winner >= n_players:
             winner -= n_players
+        if HOOKED:  # the round's record (T_RECORD), as the play loop keeps it for the hooks
+            at = T_RECORD + t * RECORD_WIDTH
+            ptable[at + K_LEADER] = leader
+            ptable[at + K_WINNER] = winner
+            for i in range(n_players):
+                ptable[at + K_CARD + i] = ptable[T_PLAY + i]
         ptable[T_WON + winner] += 1
         ptable[T_POINTS + winner] += trick_points(ptable, n_players, cards, masks, rules)
         leader = winner
@@ -289,6 +322,8 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             if ptable[T_POINTS + s] == everything and everything != 0:
                 moon_seat = s
     round_scores(ptable, rules, n_players, moon_seat, scores, 0)
+    if SCORE_HOOKED:
+        score_round(ptable, rules[R_HAND], cards, masks, rules, scores[:n_players])
     lowest = rules[R_LOWEST_WINS] != 0
     mine = ptable[T_TOTAL + me] + scores[me]
     best = mine
@@ -366,6 +401,7 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
 PLUGIN_DECISIONS = {
     "pass": "params, seat, hand, table, cards, masks, rules, streams",
     "bid": "params, seat, hand, legal, table, cards, masks, rules, streams",
+    "trump": "params, seat, hand, legal, table, cards, masks, rules, streams",
     "play": "params, seat, hand, legal, seen, table, cards, masks, rules, streams",
 }
 PLUGIN_SCRATCH: dict = {}
@@ -382,6 +418,11 @@ def random_bid(params, seat, hand, legal, table, cards, masks, rules, streams):
 
 
 @kernel(globals(), refcounts=False)
+def random_trump(params, seat, hand, legal, table, cards, masks, rules, streams):
+    return random_card(legal, streams)
+
+
+@kernel(globals(), refcounts=False)
 def random_play(params, seat, hand, legal, seen, table, cards, masks, rules, streams):
     return random_card(legal, streams)
 
@@ -394,6 +435,10 @@ if "plugin_play" not in globals():  # stock build: no plug-ins, these are never 
 
     @kernel(globals(), refcounts=True)
     def plugin_bid(k, params, seat, hand, legal, table, cards, masks, rules, streams):
+        return random_card(legal, streams)
+
+    @kernel(globals(), refcounts=True)
+    def plugin_trump(k, params, seat, hand, legal, table, cards, masks, rules, streams):
         return random_card(legal, streams)
 
     @kernel(globals(), refcounts=True)
@@ -423,6 +468,15 @@ def choose_bid(strategy, params, seat, hand, legal, table, cards, masks, rules, 
     if strategy == HEURISTIC or strategy == SEARCH:
         return heuristic_bid(hand, legal, table, cards, masks, rules)
     return plugin_bid(strategy - PLUGIN_BASE, params, seat, hand, legal, table, cards, masks, rules, streams)
+
+
+@kernel(globals(), inline="always")
+def choose_trump(strategy, params, seat, hand, legal, table, cards, masks, rules, streams):
+    if strategy == RANDOM:
+        return random_card(legal, streams)
+    if strategy == GREEDY or strategy == HEURISTIC or strategy == SEARCH:
+        return longest_suit(hand, legal, cards, masks)
+    return plugin_trump(strategy - PLUGIN_BASE, params, seat, hand, legal, table, cards, masks, rules, streams)
 
 
 @kernel(globals(), inline="always")

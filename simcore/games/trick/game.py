@@ -108,8 +108,9 @@ class RulesFileGame(Game, rules=tr):
         if broke.size:
             first = broke[0] + games if isinstance(games, int) else games[broke[0]]
             raise BalanceError(f"{self.path}: a hook of {self.spec.model.hooks.module} broke the rules in game "
-                               f"{int(first)} of seed {seed}: 'legal' gave no card or a card not in the hand, or "
-                               "'trick_winner' a position outside the trick")
+                               f"{int(first)} of seed {seed}: 'legal' gave no card or a card not in the hand, "
+                               "'trick_winner' a position outside the trick, or a round's score is past "
+                               f"±{tr.SCORE_LIMIT // self.spec.model.game.rounds:,}")
         super().check_status(status, lineup, games, seed)
 
     # --- variants and setup --------------------------------------------------------------
@@ -181,6 +182,8 @@ class RulesFileGame(Game, rules=tr):
         elif m.play.lead == "holder":
             first = f"the {m.play.first_lead_card}'s holder leads: seat 1 is first by number only"
             seat_1_first = False
+        elif m.play.lead == "bid-winner":
+            first, seat_1_first = "the highest bidder leads: seat 1 bids first", False
         else:
             first, seat_1_first = "seat 1 leads the first trick", True
         return {**super().metadata(setup), "events": events, "first_seat": first, "seat_1_plays_first": seat_1_first,
@@ -222,6 +225,7 @@ class RulesFileGame(Game, rules=tr):
                 "round": r, "dealer": int(info[tr.I_DEALER]),
                 "hands": [[name[i] for i in mask_to_list(dealt[r, s])] for s in range(p)],
                 "trump_card": name[info[tr.I_TRUMP_CARD]] if info[tr.I_TRUMP_CARD] >= 0 else None,
+                "trump": setup.suits[info[tr.I_TRUMP]] if info[tr.I_TRUMP] >= 0 else None,
                 "pass_offset": int(info[tr.I_PASS_OFFSET]), "passes": passes,
                 "bids": [int(info[tr.I_BID + s]) for s in range(p)] if setup.rules[tr.R_BIDDING] else [],
             })
@@ -277,6 +281,8 @@ class RulesFileGame(Game, rules=tr):
             extra = f", dealer seat {rnd['dealer']}"
             if rnd["trump_card"]:
                 extra += f", trump card {rnd['trump_card']}"
+            if rnd.get("trump"):
+                extra += f", trump {rnd['trump']} (the bid winner's choice)"
             lines.append(f"Round {rnd['round'] + 1}{extra}")
             for s, hand in enumerate(rnd["hands"]):
                 more = f"   passes {' '.join(rnd['passes'][s])}" if rnd["passes"] else ""

@@ -19,14 +19,16 @@ from numba import prange
 from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.games.trick.rules import (
-    C_SUIT, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_TRUMPED, I_BID, I_DEALER, I_PASS_OFFSET, I_PASSED, I_TRUMP_CARD,
-    L_CARD, L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, M_BREAKING,
-    M_POINTS, M_REVERSING, MAX_PASS, MAX_PLAYERS, N_COUNTERS, R_BIDDING, R_DECK, R_FIRST_LEAD_CARD, R_HAND, R_LEAD,
-    R_FIRST_DEALER, R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
-    R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD, ROUND_WIDTH, T_BID, T_BROKEN,
-    T_DEALER, T_LEADER, T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP,
-    T_TRUMP_CARD, T_VOID, T_WON, TABLE_WIDTH, TRUMP_FIXED, TRUMP_TURNED_UP, legal_bids, legal_plays, match_shares,
-    round_scores, trick_points, winner_of_trick,
+    C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_SUIT, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
+    I_TRUMP, I_TRUMP_CARD, K_CARD, K_LEADER, K_WINNER, LEAD_BID_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, L_CARD,
+    L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, MAX_PASS, MAX_PLAYERS, MAX_TRICKS, M_BREAKING, M_POINTS,
+    M_REVERSING, N_COUNTERS, RECORD_WIDTH, ROUND_WIDTH, R_BIDDING, R_DECK, R_FIRST_DEALER, R_FIRST_LEAD_CARD, R_HAND,
+    R_LEAD, R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
+    R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_CHOICES, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD,
+    SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
+    T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
+    T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, round_scores, trick_points,
+    winner_of_trick,
 )
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
@@ -36,6 +38,7 @@ strategy = globals().get("__strategies__") or strategies_of(__name__)  # the reg
 choose_pass = strategy.choose_pass
 choose_bid = strategy.choose_bid
 choose_play = strategy.choose_play
+choose_trump = strategy.choose_trump
 RANDOM = strategy.RANDOM
 random_card_of_seat = strategy.random_card_of_seat
 
@@ -46,19 +49,26 @@ HOOKED = bool(hooks)
 legal_plays = hooks.get("legal", legal_plays)
 winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
-HOOK_BROKE_RULES = -4  # a hook's answer is impossible (no legal card, a card not held, no such position)
+HOOK_BROKE_RULES = -4  # a hook's answer is impossible (no legal card, a card not held, no such position,
+#                        a round score past what the engine keeps)
+
+score_round = hooks.get("score_round", keep_scores)
+SCORE_HOOKED = "score_round" in hooks
 
 def compiled_hooks(module, names) -> dict:
     """A rules file's hooks (``names`` of the hooks ``module`` defines) compiled for the play loop:
     every function the module defines becomes a Numba function, inlined where it is called, so
-    that a hook may call the module's helpers (simcore/games/trick/game.py, ``hooked_build``)."""
+    that a hook may call the module's helpers (simcore/games/trick/game.py, ``hooked_build``).
+    ``score_round``, called once a round, is compiled on its own with reference counting, so it
+    may allocate arrays (the loop that calls it is compiled without: simcore/jit.py); the hooks
+    called for every card are inlined and may not."""
     import inspect
 
     from numba import njit
 
     for name, value in list(vars(module).items()):
         if inspect.isfunction(value) and value.__module__ == module.__name__:
-            setattr(module, name, njit(inline="always")(value))
+            setattr(module, name, njit(_nrt=True)(value) if name == "score_round" else njit(inline="always")(value))
     return {name: getattr(module, name) for name in names}
 
 
@@ -117,6 +127,9 @@ def start_round(table, rules, n_players, totals):
     table[T_BROKEN] = 0
     for i in range(MAX_PLAYERS):
         table[T_PLAY + i] = -1
+    if HOOKED:  # the round's record of tricks (T_RECORD), for the hooks
+        for i in range(T_RECORD, T_RECORD + MAX_TRICKS * RECORD_WIDTH):
+            table[i] = -1
 
 
 @kernel(globals(), refcounts=False)
@@ -186,6 +199,24 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             if logging:
                 infos[r, I_BID + s] = bid
 
+    # --- the bid winner names trump: one of the file's suits
+    if rules[R_TRUMP_KIND] == TRUMP_BID_WINNER:
+        s = bid_winner(table, n_players, dealer)
+        legal = bit(rules[R_TRUMP_CHOICES]) - np.uint64(1)
+        suit = scripted(script, work)
+        if suit >= 0:
+            if suit >= rules[R_TRUMP_CHOICES]:
+                return work[W_CURSOR] - 1
+        elif strategies[s] == RANDOM:
+            suit = random_card_of_seat(legal, seat_streams, s)
+        else:
+            suit = choose_trump(strategies[s], params, s, hands[s], legal, table, cards, masks, rules, seat_streams[s])
+            if suit < 0 or suit >= rules[R_TRUMP_CHOICES]:
+                return STRATEGY_BROKE_RULES
+        table[T_TRUMP] = suit
+        if logging:
+            infos[r, I_TRUMP] = suit
+
     # --- who leads the first trick
     leader = (dealer + 1) % n_players
     if rules[R_LEAD] == LEAD_DEALER:
@@ -194,6 +225,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         for s in range(n_players):
             if (hands[s] >> np.uint64(rules[R_FIRST_LEAD_CARD])) & np.uint64(1) != 0:
                 leader = s
+    elif rules[R_LEAD] == LEAD_BID_WINNER:
+        leader = bid_winner(table, n_players, dealer)
 
     # --- the tricks
     withheld = np.uint64(rules[R_WITHHELD])
@@ -248,6 +281,12 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         table[T_WON + winner] += 1
         table[T_POINTS + winner] += points
         work[W_WON + winner] |= np.int64(trick_cards)
+        if HOOKED:  # the trick's record (T_RECORD), for the hooks
+            at = T_RECORD + trick * RECORD_WIDTH
+            table[at + K_LEADER] = leader
+            table[at + K_WINNER] = winner
+            for i in range(n_players):
+                table[at + K_CARD + i] = table[T_PLAY + i]
         counters[C_LEADS_WON] += win_pos == 0
         counters[C_REVERSED] += trick_cards & masks[M_REVERSING] != 0
         counters[C_TRUMPED] += trump >= 0 and lead_suit != trump and cards[C_SUIT, table[T_PLAY + win_pos]] == trump
@@ -276,6 +315,12 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                 moon_seat = s
         counters[C_MOONS] += moon_seat >= 0
     round_scores(table, rules, n_players, moon_seat, work, W_ROUND)
+    if SCORE_HOOKED:
+        score_round(table, hand_size, cards, masks, rules, work[W_ROUND:W_ROUND + n_players])
+    if HOOKED:  # what a hook scored must fit the game's totals (int16, over every round)
+        for s in range(n_players):
+            if abs(work[W_ROUND + s]) > SCORE_LIMIT // rules[R_ROUNDS]:
+                return HOOK_BROKE_RULES
     if rules[R_BIDDING] != 0:
         for s in range(n_players):
             counters[C_EXACT_BIDS] += table[T_BID + s] == table[T_WON + s]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.errors import BalanceError
+from simcore.games.trick.rules import SCORE_LIMIT
 from simcore.rng import DEAL, PyStream, seat_play_streams
 
 
@@ -59,6 +60,8 @@ class Rules:
     exact_bid: int
     off_bid_per_trick: int
     moon: bool
+    nil: int = 0
+    trump_choices: list[str] = field(default_factory=list)  # the suits a bid winner may name trump
     lowest_rank_wins: bool = False
     target: int | None = None
     reverse_if_played: list[str] = field(default_factory=list)
@@ -71,15 +74,15 @@ class Rules:
     @classmethod
     def from_setup(cls, setup) -> "Rules":
         from simcore.games.trick.rules import R_WITHHELD
-        from simcore.games.trick.rulesfile import deck_of, hooks_of
+        from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hooks_of
 
         m = setup.spec.model
         points = m.scoring.card_points
         deck = []
+        suits, ranks = all_suits(m), all_ranks(m)
         for i, (k, r, name) in enumerate(deck_of(setup.spec, setup.players)):
-            suit = m.deck.suits[k]
-            value = points[name] if name in points else points.get(suit, points.get(m.deck.ranks[r], 0))
-            deck.append(Card(i, name, suit, r, value, m.deck.ranks[r]))
+            value = points[name] if name in points else points.get(suits[k], points.get(ranks[r], 0))
+            deck.append(Card(i, name, suits[k], r, value, ranks[r]))
         withheld_mask = int(setup.rules[R_WITHHELD]) & ((1 << 64) - 1)
         return cls(
             players=setup.players, deck=deck, hand_size=setup.hand_size, rounds=m.game.rounds,
@@ -92,9 +95,10 @@ class Rules:
             breaking_cards=list(m.play.breaking_cards), first_trick_no_points=m.play.first_trick_no_points,
             base=m.scoring.base, per_trick=m.scoring.per_trick, exact_bid=m.scoring.exact_bid,
             off_bid_per_trick=m.scoring.off_bid_per_trick, moon=m.scoring.moon,
+            nil=m.scoring.nil, trump_choices=list(m.deck.suits),
             lowest_rank_wins=m.trick.winner == "lowest", target=m.game.target, reverse_if_played=list(m.trick.reverse_if_played),
             always_wins=list(m.trick.always_wins),
-            withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=list(m.deck.suits),
+            withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=suits,
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
 
     def pass_to(self, direction: str, seat: int) -> int:
@@ -144,6 +148,9 @@ class RandomDecider:
     def bid(self, seat, hand, legal, view):
         return self._pick(seat, legal)
 
+    def trump(self, seat, hand, legal, view):
+        return self._pick(seat, legal)
+
     def play(self, seat, hand, legal, view):
         return self._pick(seat, legal)
 
@@ -175,6 +182,9 @@ class Scripted:
     def bid(self, seat, hand, legal, view):
         return self._next(legal, "bid", seat, lambda: self.then.bid(seat, hand, legal, view))
 
+    def trump(self, seat, hand, legal, view):
+        return self._next(legal, "name trump", seat, lambda: self.then.trump(seat, hand, legal, view))
+
     def play(self, seat, hand, legal, view):
         return self._next(legal, "play", seat, lambda: self.then.play(seat, hand, legal, view))
 
@@ -205,6 +215,7 @@ class Round:
         self.taken = [set() for _ in range(rules.players)]
         self.points = [0] * rules.players  # the points of the tricks each seat took
         self.tricks: list[Trick] = []
+        self.record: list[tuple[int, int, list[int]]] = []  # (leader, winner, cards) of each trick over
         self.trumped = 0
         self.reversed = 0  # tricks a reversing card was played to
 
@@ -241,6 +252,14 @@ class Round:
             if r.last_bid_rule and j == r.players - 1:
                 legal.discard(r.hand_size - sum(b for b in self.bids if b is not None))
             self.bids[seat] = self.decider.bid(seat, frozenset(self.hands[seat]), frozenset(legal), self)
+        if r.trump_kind == "bid-winner":  # the highest bid names trump (the first to bid it, between equals)
+            seat = self.bid_winner()
+            choices = frozenset(range(len(r.trump_choices)))
+            self.trump = r.trump_choices[self.decider.trump(seat, frozenset(self.hands[seat]), choices, self)]
+
+    def bid_winner(self) -> int:
+        order = [(self.dealer + 1 + j) % self.rules.players for j in range(self.rules.players)]
+        return max(order, key=lambda s: (self.bids[s], -order.index(s)))
 
     def first_leader(self) -> int:
         r = self.rules
@@ -250,6 +269,8 @@ class Round:
                     return seat
         if r.lead == "dealer":
             return self.dealer
+        if r.lead == "bid-winner":
+            return self.bid_winner()
         return (self.dealer + 1) % r.players
 
     # --- the tricks
@@ -269,6 +290,12 @@ class Round:
         for s in range(self.rules.players):
             t[tr.T_BID + s] = -1 if self.bids[s] is None else self.bids[s]
             t[tr.T_WON + s] = self.won[s]
+            t[tr.T_POINTS + s] = self.points[s]
+            t[tr.T_TOTAL + s] = self.totals[s]
+        for k, (leader, winner, cards) in enumerate(self.record):
+            at = tr.T_RECORD + k * tr.RECORD_WIDTH
+            t[at + tr.K_LEADER], t[at + tr.K_WINNER] = leader, winner
+            t[at + tr.K_CARD:at + tr.K_CARD + len(cards)] = cards
         return t
 
     def winner_of(self, cards: list[int]) -> int:
@@ -363,6 +390,7 @@ class Round:
             self.taken[winner] |= set(played)
             self.points[winner] += points
             self.tricks.append(Trick(self.round, t, leader, [self.card(c).name for c in played], winner, points))
+            self.record.append((leader, winner, list(played)))
             leader = winner
 
     def scores(self) -> tuple[list[int], int, int]:
@@ -384,11 +412,22 @@ class Round:
             score = r.base + r.per_trick * self.won[s] + card_points[s]
             if r.bidding:
                 if self.bids[s] == self.won[s]:
-                    score += r.exact_bid
                     exact += 1
+                if self.bids[s] == 0 and r.nil:  # a nil bid: all or nothing, in place of the bid's score
+                    score += r.nil if self.won[s] == 0 else -r.nil
+                elif self.bids[s] == self.won[s]:
+                    score += r.exact_bid
                 else:
                     score -= r.off_bid_per_trick * abs(self.bids[s] - self.won[s])
             out.append(score)
+        if "score_round" in r.hooks:  # the designer's scoring, handed the keys' scores and the round's tricks
+            rules, deck, masks = r.arrays
+            scores = np.array(out, dtype=np.int64)
+            r.hooks["score_round"](self.table([]), r.hand_size, deck, masks, rules, scores)
+            out = [int(x) for x in scores]
+            limit = SCORE_LIMIT // r.rounds
+            if any(abs(x) > limit for x in out):
+                raise BalanceError(f"hook score_round gave {out}: a round's score is at most ±{limit:,}")
         return out, moons, exact
 
     def play(self):
@@ -401,6 +440,7 @@ class Round:
         return {"round": self.round, "dealer": self.dealer,
                 "hands": [[self.card(c).name for c in sorted(h)] for h in dealt],
                 "trump_card": self.card(self.trump_card).name if self.trump_card is not None else None,
+                "trump": self.trump if self.rules.trump_kind == "bid-winner" else None,
                 "pass_offset": (self.rules.pass_to(self.direction, 0) if self.rules.pass_cards else 0),
                 "passes": self.passes, "bids": list(self.bids) if self.rules.bidding else []}
 
@@ -435,7 +475,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     if rules.random_dealer:
         dealer = stream.below(rules.players)
     else:
-        dealer = rules.players - 1 if rules.lead == "left-of-dealer" else 0
+        dealer = rules.players - 1 if rules.lead in ("left-of-dealer", "bid-winner") else 0
     for r in range(rules.rounds):
         hands, trump_card = deal(rules, stream)
         direction = "none"

@@ -30,6 +30,10 @@ strategy may read (T_* slots):
     T_POINTS + s         card points seat s has taken this round
     T_TOTAL + s          seat s's score from earlier rounds
     T_VOID + s           suits seat s has shown it holds none of (bit k = suit k): it did not follow
+    T_RECORD + t * RECORD_WIDTH + K_*   trick t of this round once it is over (-1 before): its leader
+                         (K_LEADER), winner (K_WINNER) and cards in play order (K_CARD + i).  Kept
+                         only in a build with hooks (a hook may read the round so far; the
+                         ``score_round`` hook scores it); the stock loop leaves it -1.
 """
 import numpy as np
 
@@ -60,12 +64,12 @@ N_MASKS = MAX_SUITS + 4
 R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
 (R_TRUMP_KIND, R_TRUMP_SUIT, R_BIDDING, R_LAST_BID, R_LEAD, R_FIRST_LEAD_CARD, R_FOLLOW, R_VOID_TRUMP,
  R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON, R_LOWEST_RANK_WINS,
- R_FIRST_DEALER, R_TARGET_ON, R_TARGET, R_WITHHELD) = range(R_PASS_OFFSET + MAX_DIRECTIONS,
-                                                            R_PASS_OFFSET + MAX_DIRECTIONS + 21)
-N_RULES = R_WITHHELD + 1
+ R_FIRST_DEALER, R_TARGET_ON, R_TARGET, R_WITHHELD, R_NIL, R_TRUMP_CHOICES) = range(
+    R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 23)
+N_RULES = R_TRUMP_CHOICES + 1
 
-TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP = 0, 1, 2
-LEAD_LEFT_OF_DEALER, LEAD_DEALER, LEAD_HOLDER = 0, 1, 2
+TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP, TRUMP_BID_WINNER = 0, 1, 2, 3
+LEAD_LEFT_OF_DEALER, LEAD_DEALER, LEAD_HOLDER, LEAD_BID_WINNER = 0, 1, 2, 3
 
 # public table
 T_ROUND, T_TRICK, T_LEADER, T_NPLAYED, T_DEALER, T_TRUMP, T_TRUMP_CARD, T_BROKEN, T_PASS_OFFSET = range(9)
@@ -75,7 +79,11 @@ T_WON = T_BID + MAX_PLAYERS
 T_POINTS = T_WON + MAX_PLAYERS
 T_TOTAL = T_POINTS + MAX_PLAYERS
 T_VOID = T_TOTAL + MAX_PLAYERS
-TABLE_WIDTH = T_VOID + MAX_PLAYERS
+T_RECORD = T_VOID + MAX_PLAYERS
+MAX_TRICKS = MAX_DECK // 2  # two players at least, one deck of at most 64 cards
+K_LEADER, K_WINNER, K_CARD = 0, 1, 2
+RECORD_WIDTH = K_CARD + MAX_PLAYERS
+TABLE_WIDTH = T_RECORD + MAX_TRICKS * RECORD_WIDTH
 
 # per-game counters of the rules' events
 C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS = range(5)
@@ -89,13 +97,14 @@ L_WINNER = L_CARD + MAX_PLAYERS
 L_POINTS = L_WINNER + 1
 LOG_WIDTH = L_POINTS + 1
 # one row per round: what was dealt and decided before the first trick
-I_DEALER, I_TRUMP_CARD, I_PASS_OFFSET = range(3)
-I_BID = 3
+I_DEALER, I_TRUMP_CARD, I_PASS_OFFSET, I_TRUMP = range(4)  # I_TRUMP: the suit the bid winner chose
+I_BID = 4
 I_PASSED = I_BID + MAX_PLAYERS  # + seat * MAX_PASS + k
 ROUND_WIDTH = I_PASSED + MAX_PLAYERS * MAX_PASS
 
 # a scripted decision's kind (scenarios and the OpenSpiel check give the decisions in this order:
-# every seat's passes, seat 0 first; the bids in bidding order; the cards in play order)
+# every seat's passes, seat 0 first; the bids in bidding order; the bid winner's trump (a suit
+# index) under trump.kind = "bid-winner"; the cards in play order)
 PASS, BID, PLAY = 0, 1, 2
 
 
@@ -206,7 +215,8 @@ def legal_bids(rules, table, n_players, bids_made, hand_size):
 @kernel(globals(), inline="always")
 def round_scores(table, rules, n_players, moon_seat, out, at):
     """Each seat's score for the round into ``out[at + s]``: base + per trick + card points + the bid's
-    bonus or penalty; a seat that took every card with points (``moon_seat`` >= 0, scoring.moon)
+    bonus or penalty (a bid of 0 under scoring.nil: + nil when no trick was taken, - nil else, in
+    their place); a seat that took every card with points (``moon_seat`` >= 0, scoring.moon)
     scores none of them and every other seat scores them all."""
     moon_points = 0
     for s in range(n_players):
@@ -219,11 +229,30 @@ def round_scores(table, rules, n_players, moon_seat, out, at):
         score = rules[R_BASE] + rules[R_PER_TRICK] * won + points
         bid = table[T_BID + s]
         if rules[R_BIDDING] != 0 and bid >= 0:
-            if bid == won:
+            if bid == 0 and rules[R_NIL] != 0:
+                score += rules[R_NIL] if won == 0 else -rules[R_NIL]
+            elif bid == won:
                 score += rules[R_EXACT]
             else:
                 score -= rules[R_OFF] * abs(bid - won)
         out[at + s] = score
+
+
+@kernel(globals(), inline="always")
+def keep_scores(table, n_tricks, cards, masks, rules, scores):
+    """Without a ``score_round`` hook the round's scores are the keys' own (``round_scores``)."""
+    return
+
+
+@kernel(globals(), inline="always")
+def bid_winner(table, n_players, dealer):
+    """The seat with the highest bid; between equal bids the first to bid it (from the dealer's left)."""
+    best = (dealer + 1) % n_players
+    for j in range(1, n_players):
+        s = (dealer + 1 + j) % n_players
+        if table[T_BID + s] > table[T_BID + best]:
+            best = s
+    return best
 
 
 @kernel(globals(), inline="always")
@@ -284,7 +313,7 @@ def make_setup(spec, players: int) -> Setup:
     """The kernel arrays of a checked rules file (``rulesfile.read_rules``) at ``players`` players."""
     # imported here, not at the top: the rules file's schema and messages are no compiled code's
     # source (simcore/cache.py), so editing them recompiles nothing
-    from simcore.games.trick.rulesfile import deck_of, hand_size_of
+    from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hand_size_of
 
     m = spec.model
     if players not in spec.player_counts:
@@ -297,20 +326,21 @@ def make_setup(spec, players: int) -> Setup:
         raise spec.error(("pass", "directions"), f"'across' has no seat opposite with {players} players")
     cards = np.zeros((N_CARD_FIELDS, len(deck)), dtype=np.int64)
     masks = np.zeros(N_MASKS, dtype=np.uint64)
-    suit_names = list(m.deck.suits)
+    suit_names = all_suits(m)
+    rank_names = all_ranks(m)
     points = dict(m.scoring.card_points)
     for i, (k, r, name) in enumerate(deck):
         cards[C_SUIT, i] = k
         cards[C_RANK, i] = r
         # the most specific key wins: the card, else its suit, else its rank
-        value = points.get(name, points.get(suit_names[k], points.get(m.deck.ranks[r], 0)))
+        value = points.get(name, points.get(suit_names[k], points.get(rank_names[r], 0)))
         cards[C_POINTS, i] = value
         masks[M_SUIT + k] |= np.uint64(1) << np.uint64(i)
         if value != 0:
             masks[M_POINTS] |= np.uint64(1) << np.uint64(i)
         for key, slot in ((m.play.breaking_cards, M_BREAKING), (m.trick.always_wins, M_ALWAYS_WINS),
                           (m.trick.reverse_if_played, M_REVERSING)):
-            if name in key or m.deck.ranks[r] in key or suit_names[k] in key:
+            if name in key or rank_names[r] in key or suit_names[k] in key:
                 masks[slot] |= np.uint64(1) << np.uint64(i)
 
     rules = np.zeros(N_RULES, dtype=np.int64)
@@ -328,11 +358,14 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_PASS_N] = len(directions)
     for k, direction in enumerate(directions[:MAX_DIRECTIONS]):
         rules[R_PASS_OFFSET + k] = pass_offset(direction, players)
-    rules[R_TRUMP_KIND] = {"none": TRUMP_NONE, "fixed": TRUMP_FIXED, "turned-up": TRUMP_TURNED_UP}[m.trump.kind]
+    rules[R_TRUMP_KIND] = {"none": TRUMP_NONE, "fixed": TRUMP_FIXED, "turned-up": TRUMP_TURNED_UP,
+                           "bid-winner": TRUMP_BID_WINNER}[m.trump.kind]
+    rules[R_TRUMP_CHOICES] = len(m.deck.suits)  # the bid winner names one of the file's suits
     rules[R_TRUMP_SUIT] = suit_names.index(m.trump.suit) if m.trump.kind == "fixed" else -1
     rules[R_BIDDING] = m.bidding.kind == "tricks"
     rules[R_LAST_BID] = m.bidding.last_bidder_may_not_make_total
-    rules[R_LEAD] = {"left-of-dealer": LEAD_LEFT_OF_DEALER, "dealer": LEAD_DEALER, "holder": LEAD_HOLDER}[m.play.lead]
+    rules[R_LEAD] = {"left-of-dealer": LEAD_LEFT_OF_DEALER, "dealer": LEAD_DEALER, "holder": LEAD_HOLDER,
+                     "bid-winner": LEAD_BID_WINNER}[m.play.lead]
     first = m.play.first_lead_card
     rules[R_FIRST_LEAD_CARD] = names.index(first) if first in names else -1
     rules[R_FOLLOW] = m.play.follow == "suit"
@@ -344,6 +377,7 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_PER_TRICK] = m.scoring.per_trick
     rules[R_EXACT] = m.scoring.exact_bid
     rules[R_OFF] = m.scoring.off_bid_per_trick
+    rules[R_NIL] = m.scoring.nil
     rules[R_MOON] = m.scoring.moon
     rules[R_LOWEST_RANK_WINS] = m.trick.winner == "lowest"
     rules[R_FIRST_DEALER] = first_dealer(m.play.lead, players)
@@ -363,8 +397,9 @@ def first_dealer(lead: str, players: int) -> int:
     """The first dealer when game.dealer = "first-seat": the seat that makes seat 1 (seat 0) lead
     the first trick, so that seat 1 plays first as in every other game of the workbench: the last
     seat when the dealer's left leads, seat 1 itself when the dealer leads (with lead = "holder"
-    the card decides, and the dealer is seat 1)."""
-    return players - 1 if lead == "left-of-dealer" else 0
+    the card decides, and the dealer is seat 1; with lead = "bid-winner" the bids decide, and seat
+    1 bids first)."""
+    return players - 1 if lead in ("left-of-dealer", "bid-winner") else 0
 
 
 def score_bound(rules: np.ndarray, cards: np.ndarray) -> int:
@@ -374,5 +409,5 @@ def score_bound(rules: np.ndarray, cards: np.ndarray) -> int:
     hand = int(rules[R_HAND])
     points = int(np.abs(cards[C_POINTS]).sum())
     per_round = (abs(int(rules[R_BASE])) + abs(int(rules[R_PER_TRICK])) * hand + points
-                 + abs(int(rules[R_EXACT])) + abs(int(rules[R_OFF])) * hand)
+                 + max(abs(int(rules[R_EXACT])) + abs(int(rules[R_OFF])) * hand, abs(int(rules[R_NIL]))))
     return per_round * int(rules[R_ROUNDS])

@@ -49,6 +49,13 @@ class PlayerCountChanges(_Section):
     remove: list[StrictStr] = []
 
 
+class ExtraCard(_Section):
+    name: StrictStr = Field(min_length=1, max_length=20)
+    suit: StrictStr = Field(min_length=1, max_length=40)
+    rank: StrictStr = Field(min_length=1, max_length=20)
+    copies: StrictInt = Field(default=1, ge=1, le=8)
+
+
 class DeckSection(_Section):
     suits: list[StrictStr] = Field(min_length=1, max_length=16)
     symbols: list[StrictStr] | None = None
@@ -56,6 +63,7 @@ class DeckSection(_Section):
     ranks: list[StrictStr] = Field(min_length=1, max_length=64)
     remove: list[StrictStr] = []
     copies: StrictInt = Field(default=1, ge=1, le=8)
+    extra: list[ExtraCard] = []
     players: dict[str, PlayerCountChanges] = {}
 
 
@@ -71,7 +79,7 @@ class PassSection(_Section):
 
 
 class TrumpSection(_Section):
-    kind: Literal["none", "fixed", "turned-up"] = "none"
+    kind: Literal["none", "fixed", "turned-up", "bid-winner"] = "none"
     suit: StrictStr | None = None
 
 
@@ -81,7 +89,7 @@ class BiddingSection(_Section):
 
 
 class PlaySection(_Section):
-    lead: Literal["left-of-dealer", "dealer", "holder"] = "left-of-dealer"
+    lead: Literal["left-of-dealer", "dealer", "holder", "bid-winner"] = "left-of-dealer"
     first_lead_card: StrictStr | None = None
     follow: Literal["suit", "free"] = "suit"
     when_void: Literal["any", "trump"] = "any"
@@ -103,6 +111,7 @@ class ScoringSection(_Section):
     card_points: dict[str, StrictInt] = {}
     exact_bid: StrictInt = Field(default=0, ge=-1000, le=1000)
     off_bid_per_trick: StrictInt = Field(default=0, ge=-1000, le=1000)
+    nil: StrictInt = Field(default=0, ge=0, le=1000)
     moon: StrictBool = False
 
 
@@ -318,9 +327,15 @@ def check_spec(spec: Spec) -> None:
         raise spec.error(("deck", "symbols"), f"{len(m.deck.symbols)} symbols for {len(m.deck.suits)} suits")
     if m.deck.symbols is None and len({s[:1].upper() for s in m.deck.suits}) < len(m.deck.suits):
         raise spec.error(("deck", "suits"), "two suits start with the same letter: give deck.symbols")
-    if len(m.deck.suits) * len(m.deck.ranks) * m.deck.copies > MAX_DECK:
+    extras = sum(e.copies for e in m.deck.extra)
+    if len(m.deck.suits) * len(m.deck.ranks) * m.deck.copies + extras > MAX_DECK:
+        more = f" + {extras} extra cards" if extras else ""
         raise spec.error(("deck", "ranks"), f"{len(m.deck.suits)} suits x {len(m.deck.ranks)} ranks x "
-                         f"{m.deck.copies} copies is more than the engine's {MAX_DECK} cards")
+                         f"{m.deck.copies} copies{more} is more than the engine's {MAX_DECK} cards")
+    regular = [card_name(m, rank, symbol) for symbol in suit_symbols(m) for rank in m.deck.ranks]
+    for k, e in enumerate(m.deck.extra):
+        if e.name in regular or e.name in [x.name for x in m.deck.extra[:k]]:
+            raise spec.error(("deck", "extra"), f"extra card '{e.name}' is already in the deck")
     for n in spec.player_counts:
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise spec.error(("game", "players"), f"{n} players: the engine plays {MIN_PLAYERS} to {MAX_PLAYERS}")
@@ -350,7 +365,7 @@ def check_spec(spec: Spec) -> None:
     if m.game.target is not None and m.game.rounds == 1:
         raise spec.error(("game", "target"), "a game played to a target needs game.rounds, the most rounds it "
                          "may last (it ends after the round in which a total reaches the target)")
-    suits = m.deck.suits
+    suits = all_suits(m)
     if m.trump.kind == "fixed":
         if m.trump.suit is None:
             raise spec.error(("trump", "suit"), "a fixed trump needs its suit")
@@ -358,6 +373,10 @@ def check_spec(spec: Spec) -> None:
         raise spec.error(("trump", "suit"), f"no suit '{m.trump.suit}' in the deck{_closest(m.trump.suit, suits)}")
     if m.trump.kind != "fixed" and m.trump.suit is not None:
         raise spec.error(("trump", "suit"), f"only a fixed trump names its suit (kind is '{m.trump.kind}')")
+    if m.trump.kind == "bid-winner" and m.bidding.kind == "none":
+        raise spec.error(("trump", "kind"), "the bid winner chooses trump: needs bidding.kind = \"tricks\"")
+    if m.play.lead == "bid-winner" and m.bidding.kind == "none":
+        raise spec.error(("play", "lead"), "the bid winner leads: needs bidding.kind = \"tricks\"")
     if m.play.when_void == "trump" and m.trump.kind == "none":
         raise spec.error(("play", "when_void"), "'trump' needs a trump suit (trump.kind is 'none')")
     if m.play.unbroken_suit is not None and m.play.unbroken_suit not in suits:
@@ -367,10 +386,10 @@ def check_spec(spec: Spec) -> None:
         raise spec.error(("play", "first_lead_card"), "lead = \"holder\" needs the card whose holder leads")
     if m.bidding.last_bidder_may_not_make_total and m.bidding.kind == "none":
         raise spec.error(("bidding", "last_bidder_may_not_make_total"), "needs bidding.kind = \"tricks\"")
-    if m.scoring.exact_bid or m.scoring.off_bid_per_trick:
+    if m.scoring.exact_bid or m.scoring.off_bid_per_trick or m.scoring.nil:
         if m.bidding.kind == "none":
-            raise spec.error(("scoring", "exact_bid" if m.scoring.exact_bid else "off_bid_per_trick"),
-                             "scores a bid, but bidding.kind is \"none\"")
+            key = "exact_bid" if m.scoring.exact_bid else "off_bid_per_trick" if m.scoring.off_bid_per_trick else "nil"
+            raise spec.error(("scoring", key), "scores a bid, but bidding.kind is \"none\"")
     # every card, suit and rank name the file uses must exist (checked per player count: a card
     # removed at one count may still be named by a rule)
     names = set(card_names(m))
@@ -383,7 +402,7 @@ def check_spec(spec: Spec) -> None:
         for name in values:
             if name not in names:
                 raise spec.error(location, f"no card '{name}' in the deck{_closest(name, names)}")
-    keys = names | set(suits) | set(m.deck.ranks)
+    keys = names | set(suits) | set(all_ranks(m))
     for section, key, values in (("trick", "reverse_if_played", m.trick.reverse_if_played),
                                  ("trick", "always_wins", m.trick.always_wins),
                                  ("play", "breaking_cards", m.play.breaking_cards)):
@@ -414,8 +433,28 @@ def card_name(m: RulesFile, rank: str, symbol: str) -> str:
 
 
 def card_names(m: RulesFile) -> list[str]:
-    """Every card of the full deck (before removals), suit by suit, low rank first."""
-    return [card_name(m, rank, symbol) for symbol in suit_symbols(m) for rank in m.deck.ranks]
+    """Every card of the full deck (before removals), suit by suit, low rank first, then the extra cards."""
+    return [card_name(m, rank, symbol) for symbol in suit_symbols(m) for rank in m.deck.ranks] + [
+        e.name for e in m.deck.extra]
+
+
+def all_suits(m: RulesFile) -> list[str]:
+    """deck.suits, then the suits only extra cards belong to (deck.extra), in the order they appear."""
+    out = list(m.deck.suits)
+    for e in m.deck.extra:
+        if e.suit not in out:
+            out.append(e.suit)
+    return out
+
+
+def all_ranks(m: RulesFile) -> list[str]:
+    """deck.ranks, low to high, then the ranks only extra cards have: above every rank of the
+    file, in the order they appear (a Wizard outranks an ace of its suit)."""
+    out = list(m.deck.ranks)
+    for e in m.deck.extra:
+        if e.rank not in out:
+            out.append(e.rank)
+    return out
 
 
 def deck_of(spec, players: int) -> list[tuple[int, int, str]]:
@@ -432,6 +471,10 @@ def deck_of(spec, players: int) -> list[tuple[int, int, str]]:
             if name in removed:
                 continue
             out.extend([(k, r, name)] * m.deck.copies)
+    suits, ranks = all_suits(m), all_ranks(m)
+    for e in m.deck.extra:
+        if e.name not in removed:
+            out.extend([(suits.index(e.suit), ranks.index(e.rank), e.name)] * e.copies)
     return out
 
 
@@ -458,6 +501,9 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
                      "(plus ``candidate`` after them when it is >= 0)"),
     "trick_points": ("table, n_played, cards, masks, rules",
                      "the points the trick's winner takes for the n_played cards on the table"),
+    "score_round": ("table, n_tricks, cards, masks, rules, scores",
+                    "nothing: it sets ``scores[s]``, each seat's score for the round (it holds the keys' "
+                    "own), from the round's n_tricks tricks in the table's record (T_RECORD)"),
 }
 
 
@@ -473,14 +519,19 @@ def hooks_of(spec: Spec, module_out: list | None = None) -> dict:
     the play loop from the module, which ``module_out`` receives)."""
     import importlib.util
     import inspect
+    import sys
 
     path = hooks_path(spec)
     where = ("hooks", "module")
     if not path.is_file():
         raise spec.error(where, f"no hooks module {path}")
-    name = f"balance_hooks_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]}"
+    # named by its text, as its compiled build is (hooks_digest): a cached build finds it by that name
+    name = f"balance_hooks_{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
     module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
+    # importable by its name, as a plug-in is (simcore/plugins.py): a compiled score_round is
+    # called, not inlined, and a cached play loop finds it again through its module's name
+    sys.modules[name] = module
     try:
         module_spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - the designer's code: one line, whatever it raised
