@@ -187,9 +187,18 @@ class RulesFileGame(Game, rules=tr):
         else:
             first, seat_1_first = "seat 1 leads the first trick", True
         return {**super().metadata(setup), "events": events, "first_seat": first, "seat_1_plays_first": seat_1_first,
-                "tricks_per_game": setup.tricks * setup.rounds, "deck": list(setup.names),
+                **self.game_length(setup), "deck": list(setup.names),
                 "rules_file": self.path, "rules_file_sha256": self.spec.digest, "overrides": setup.spec.overrides,
                 "hand_columns": "deck-index bitmask of the first round's hand as dealt (before any pass)"}
+
+    @staticmethod
+    def game_length(setup) -> dict:
+        """How long a game is, for the events' rates per trick: a constant, or (a game played to
+        game.target) the rounds and tricks each game counted (its ``rounds_played`` and
+        ``tricks_played`` columns, which whatif and sweep also compare as the game's length)."""
+        if setup.spec.model.game.target is None:
+            return {"tricks_per_game": setup.tricks * setup.rounds}
+        return {"unit_columns": {"round": "rounds_played", "trick": "tricks_played"}}
 
     def card_of_bit(self, setup) -> list[str]:
         return list(setup.names)

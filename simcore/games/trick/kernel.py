@@ -19,7 +19,7 @@ from numba import prange
 from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.games.trick.rules import (
-    C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_SUIT, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
+    C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_ROUNDS, C_SUIT, C_TRICKS, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
     I_TRUMP, I_TRUMP_CARD, K_CARD, K_LEADER, K_WINNER, LEAD_BID_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, L_CARD,
     L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, MAX_PASS, MAX_PLAYERS, MAX_TRICKS, M_BREAKING, M_POINTS,
     M_REVERSING, N_COUNTERS, RECORD_WIDTH, ROUND_WIDTH, R_BIDDING, R_DECK, R_FIRST_DEALER, R_FIRST_LEAD_CARD, R_HAND,
@@ -288,6 +288,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             for i in range(n_players):
                 table[at + K_CARD + i] = table[T_PLAY + i]
         counters[C_LEADS_WON] += win_pos == 0
+        counters[C_TRICKS] += 1
         counters[C_REVERSED] += trick_cards & masks[M_REVERSING] != 0
         counters[C_TRUMPED] += trump >= 0 and lead_suit != trump and cards[C_SUIT, table[T_PLAY + win_pos]] == trump
         if log_row < log.shape[0]:
@@ -315,6 +316,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                 moon_seat = s
         counters[C_MOONS] += moon_seat >= 0
     round_scores(table, rules, n_players, moon_seat, work, W_ROUND)
+    counters[C_ROUNDS] += 1
     if SCORE_HOOKED:
         score_round(table, hand_size, cards, masks, rules, work[W_ROUND:W_ROUND + n_players])
     if HOOKED:  # what a hook scored must fit the game's totals (int16, over every round)

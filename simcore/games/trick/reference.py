@@ -470,7 +470,8 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     decider = decider or RandomDecider(seat_play_streams(seed, index, rules.players))
     record = Record(rules.players)
     totals = [0] * rules.players
-    counters = {"leads_won": 0, "trumped_tricks": 0, "reversed_tricks": 0, "moons": 0, "exact_bids": 0}
+    counters = {"leads_won": 0, "trumped_tricks": 0, "reversed_tricks": 0, "moons": 0, "exact_bids": 0,
+                "rounds_played": 0, "tricks_played": 0}
     # the first dealer: drawn, or the seat that makes seat 1 (seat 0) lead the first trick
     if rules.random_dealer:
         dealer = stream.below(rules.players)
@@ -492,6 +493,8 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         counters["trumped_tricks"] += rnd.trumped
         counters["leads_won"] += sum(t.winner == t.leader for t in rnd.tricks)
         counters["reversed_tricks"] += rnd.reversed
+        counters["rounds_played"] += 1
+        counters["tricks_played"] += len(rnd.tricks)
         if rules.target is not None and max(totals) >= rules.target:
             break  # a total reached game.target: the game ends after this round
         dealer = (dealer + 1) % rules.players
