@@ -21,7 +21,7 @@ from simcore.game import strategies_of
 from simcore.games.trick.rules import (
     C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_ROUNDS, C_SUIT, C_TRICKS, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
     I_TRUMP, I_TRUMP_CARD, K_CARD, K_LEADER, K_WINNER, LEAD_BID_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, L_CARD,
-    L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, MAX_PASS, MAX_PLAYERS, MAX_TRICKS, M_BREAKING, M_POINTS,
+    L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, MAX_PASS, MAX_PLAYERS, M_BREAKING, M_POINTS,
     M_REVERSING, N_COUNTERS, RECORD_WIDTH, ROUND_WIDTH, R_BIDDING, R_DECK, R_FIRST_DEALER, R_FIRST_LEAD_CARD, R_HAND,
     R_LEAD, R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
     R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_CHOICES, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD,
@@ -127,8 +127,8 @@ def start_round(table, rules, n_players, totals):
     table[T_BROKEN] = 0
     for i in range(MAX_PLAYERS):
         table[T_PLAY + i] = -1
-    if HOOKED:  # the round's record of tricks (T_RECORD), for the hooks
-        for i in range(T_RECORD, T_RECORD + MAX_TRICKS * RECORD_WIDTH):
+    if HOOKED:  # the round's record of tricks (T_RECORD), for the hooks; rows past the hand size
+        for i in range(T_RECORD, T_RECORD + rules[R_HAND] * RECORD_WIDTH):  # are never written: -1 as made
             table[i] = -1
 
 
