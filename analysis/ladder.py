@@ -28,8 +28,10 @@ DEFAULT_GAMES = 8_000  # per rung: 2,000 deals x 4 seats at 4 players
 
 
 def rungs_of(game) -> list[str]:
-    """The game's ladder, weakest first (its strategies module's ``LADDER``)."""
-    return list(game.strategy_module().LADDER)
+    """The game's ladder, weakest first (its strategies module's ``LADDER``, or the game's own
+    ``ladder()`` where its rules decide which players can tell a good move: a rules file's)."""
+    own = getattr(game, "ladder", None)
+    return list(own() if own is not None else game.strategy_module().LADDER)
 
 
 def seatings(hero: str, field: str, players: int) -> list[list[str]]:
