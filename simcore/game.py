@@ -349,10 +349,15 @@ class Game:
         keep_freed_pages()
         outputs = self.chunk_outputs(setup, n)
         status = np.empty(n, dtype=np.int8)
-        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, *self.kernel_inputs(setup), lineup.ids,
-                                 lineup.params, *outputs, status)
+        self.play_chunk(lineup, seed, seat_keys(seed), start, n, self.kernel_inputs(setup), outputs, status)
         self.check_status(status, lineup, start, seed)
         return self.rows(start, n, self.record(setup, *outputs))
+
+    def play_chunk(self, lineup: Lineup, seed: int, keys, start: int, n: int, inputs: tuple, outputs: tuple,
+                   status: np.ndarray) -> None:
+        """The compiled run_chunk on games start..start+n-1, into ``outputs`` and ``status``
+        (threads: its own ``prange``)."""
+        lineup.kernels.run_chunk(seed, keys, start, n, *inputs, lineup.ids, lineup.params, *outputs, status)
 
     @staticmethod
     def rows(start: int, n: int, blocks) -> dict[str, np.ndarray]:

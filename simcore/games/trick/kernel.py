@@ -14,7 +14,6 @@ Chance (the dealer when random, the shuffle, a random pass direction) comes from
 stream, which no strategy is handed; seat s's strategy is handed ``seat_streams[s]``.
 """
 import numpy as np
-from numba import prange
 
 from simcore.bits import bit
 from simcore.game import strategies_of
@@ -395,15 +394,17 @@ def game_buffers(rules):
     return streams, seat_streams, table, hands, deck, work
 
 
-# nogil: the run's writer threads compress and write the last chunk while this one plays
-@kernel(globals(), parallel=True, nogil=True)
+# One thread's loop, without the GIL: RulesFileGame.play_chunk gives each of the run's threads a
+# share of the chunk's games (and the writer threads compress the last chunk meanwhile).  Not a
+# prange: Numba's parallel passes took about 7 s of the first compile's 26 (BENCHMARKS.md).
+@kernel(globals(), nogil=True)
 def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params,
               scores_out, shares_out, counters_out, hands_out, status_out):
-    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel; each game's
-    randomness depends only on (seed, game index), so any thread count or chunking gives the same rows."""
+    """Games start..start+n_games-1 of run ``seed``, one output row each; each game's randomness
+    depends only on (seed, game index), so any split into threads or chunks gives the same rows."""
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
+    for b in range(n_blocks):
         streams, seat_streams, table, hands, deck, work = game_buffers(rules)
         totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)

@@ -117,7 +117,9 @@ def card_at(table, i, n_played, candidate):
     return candidate if i == n_played else table[T_PLAY + i]
 
 
-@kernel(globals(), inline="always")
+# a call, not inlined: the play loop asks it in two places (and must_beat in a third), and one
+# compiled copy saves seconds of the first compile for a call per trick
+@kernel(globals(), refcounts=False)
 def winner_of_trick(table, n_played, candidate, cards, masks, rules, trump):
     """Position (in play order) of the card that wins the trick's first n_played cards, plus
     ``candidate`` after them when it is a card (>= 0): a strategy asks "would this card take it?"
