@@ -19,6 +19,7 @@ from simcore.games.trick.rulesfile import RulesFileError, read_rules
 ROOT = Path(__file__).resolve().parent.parent
 MIXED = "tests/rules/mixed.toml"
 AUCTION = "tests/rules/auction.toml"
+TEN_TRICKS = "examples/games/ten-tricks-later.toml"
 HEARTS = "examples/games/hearts.toml"
 OH_HELL = "examples/games/oh-hell.toml"
 sys.path.insert(0, str(ROOT / "tools"))
@@ -313,7 +314,7 @@ def test_ten_tricks_later_rules_file_agrees_with_the_built_in_kernel(players):
     TRICKS LATER without the infected-8 swap, red, green and yellow at 3 players): the same trick
     winners and round scores in 10,000 deals (every round of the games), in the compiled loop;
     in the first 300, in the reference engine too."""
-    game = get_game("examples/games/ten-tricks-later.toml")
+    game = get_game(TEN_TRICKS)
     setup = game.setup(players, game.variant())
     lineup = game.lineup("random", players)
     rules = game.reference_rules(setup)
@@ -375,12 +376,13 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
 
 # --- what a seat may see ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [HEARTS, OH_HELL])
+@pytest.mark.parametrize("path", [HEARTS, OH_HELL, AUCTION, TEN_TRICKS])
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic", "search"])
 def test_players_ignore_what_their_seat_cannot_see(path, strategy):
     """Pairs of positions that differ only in the cards the other seats hold (the cards they have
     not played dealt anew among them, so many each, every scripted play still legal) go through the
-    compiled loop: the deciding seat's player makes the same decision in both."""
+    compiled loop: the deciding seat's player makes the same decision in both (in a file with
+    hooks too, whose record of the round's tricks the players may read)."""
     import random
 
     game = get_game(path)
@@ -399,6 +401,7 @@ def test_players_ignore_what_their_seat_cannot_see(path, strategy):
         hands = [{index[c] for c in hand} for hand in rnd["hands"]]
         order = [(rnd["dealer"] + 1 + j) % players for j in range(players)]
         bids = [rnd["bids"][s] for s in order] if rnd["bids"] else []
+        bids += [setup.suits.index(rnd["trump"])] if rnd.get("trump") else []  # the bid winner's trump
         plays = [(t["leader"] + i) % players for t in log["tricks"] for i in range(players)]
         cards = [index[c] for t in log["tricks"] for c in t["cards"]]
         k = chooser.randrange(1, 3 * players)
