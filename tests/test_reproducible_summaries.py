@@ -254,3 +254,62 @@ def test_merged_chunk_totals_give_the_rows_summary_whatever_the_cuts_and_order(c
     merged = merge_totals([merge_totals(shuffled[:2]), *shuffled[2:]]) if len(shuffled) > 2 else merge_totals(shuffled)
     assert (summary_json(summary_of_totals(merged, meta))
             == summary_json(summarize(pl.DataFrame(columns).lazy(), meta)))
+
+
+TABLE_GAMES = ("triatri", "chimera")  # the games whose tables a chunk counts with NumPy (``counted``)
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=st.sampled_from(TABLE_GAMES), data=st.data())
+def test_numpy_counts_the_tables_polars_would(runs, game, data):
+    """Property: a chunk's own tables counted with NumPy (``analysis.figures.game_counted``)
+    are the Polars plan's totals, integer for integer and typed alike, for rows cut anywhere
+    from a real run and for integer columns redrawn anywhere in their types' range: where int64
+    (or a float64 sum) could not hold a total exactly, NumPy declines (None) and Polars counts
+    the chunk; no input gives a different total."""
+    from analysis.exact import Counted, collect_totals
+    from analysis.figures import game_counted, game_schemas, game_totals
+
+    frame, meta = load(runs[game])
+    rows = frame.collect()
+    start = data.draw(st.integers(0, len(rows) - 1), label="start")
+    n = data.draw(st.integers(1, min(200, len(rows) - start)), label="rows")
+    columns = {name: rows[name].to_numpy()[start:start + n].copy() for name in rows.columns}
+    integers = [name for name, column in columns.items() if column.dtype.kind in "iu" and name != "game"]
+    for name in data.draw(st.lists(st.sampled_from(integers), max_size=6, unique=True), label="redrawn"):
+        info = np.iinfo(columns[name].dtype)
+        low = data.draw(st.integers(int(info.min), int(info.max)), label=f"{name} low")
+        high = data.draw(st.integers(low, int(info.max)), label=f"{name} high")
+        columns[name] = np.array(data.draw(st.lists(st.integers(low, high), min_size=n, max_size=n)),
+                                 dtype=columns[name].dtype)
+    empty = pl.DataFrame({name: column[:0] for name, column in columns.items()}).lazy()
+    counted = game_counted(Counted(columns), meta, game_schemas(empty, meta))
+    expected = collect_totals(game_totals(pl.DataFrame(columns).lazy(), meta), streaming=False)
+    if counted is None:
+        return
+    assert counted.keys() == expected.keys()
+    for name, totals in expected.items():
+        mine = counted[name]
+        assert mine.keys == totals.keys and mine.frame.schema == totals.frame.schema, name
+        order = list(totals.keys) or totals.frame.columns[:1]
+        assert mine.frame.sort(order).equals(totals.frame.sort(order)), name
+
+
+def test_numpy_declines_a_chunk_it_cannot_count_exactly_and_polars_counts_it(runs):
+    """The fallback is reached and gives the same summary: a TriATri score at the edge of int16
+    makes the table of (pattern, score) too wide for bincount, so NumPy leaves the chunk's tables
+    to Polars (``ChunkTotals`` then evaluates them), and the summary is still the rows'."""
+    from analysis.exact import Counted
+    from analysis.figures import game_counted, game_schemas
+    from analysis.summary import ChunkTotals, summary_of_totals
+
+    frame, meta = load(runs["triatri"])
+    rows = frame.collect()
+    columns = {name: rows[name].to_numpy().copy() for name in rows.columns}
+    empty = pl.DataFrame({name: column[:0] for name, column in columns.items()}).lazy()
+    schemas = game_schemas(empty, meta)
+    assert game_counted(Counted(columns), meta, schemas) is not None
+    columns["score_0"][0] = -32768
+    assert game_counted(Counted(columns), meta, schemas) is None
+    assert (summary_json(summary_of_totals(ChunkTotals(meta)(columns), meta))
+            == summary_json(summarize(pl.DataFrame(columns).lazy(), meta)))

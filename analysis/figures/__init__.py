@@ -5,11 +5,16 @@ A module has two functions, so that its tables come from a run's rows and from i
 merged totals alike (``analysis.exact``, "mergeable totals"): ``totals(frame, meta)``, the lazy
 totals its tables need as ``{name: (keys, query)}`` (``{}`` where the rows lack its columns),
 and ``figures(totals, meta, confidence)``, the tables from those totals collected or merged.
+A module whose totals cost the play loop measurable time in a run without ``--out`` has a
+third, ``counted(chunk, meta)``: the same totals of one chunk (``analysis.exact.Counted``)
+counted with NumPy, as ``{name: {column: value}}`` (a NumPy array per column for a table with
+keys), None where the chunk lacks its columns.  tests/test_reproducible_summaries.py holds the
+two to the same integers.
 """
 from importlib import import_module
 from importlib.util import find_spec
 
-from analysis.exact import collect_totals
+from analysis.exact import Counted, Inexact, Totals, collect_totals, counted_frame, counted_groups
 
 PREFIX = "figures:"  # the game's tables' totals among the summary's (analysis.summary.summary_plan)
 
@@ -31,6 +36,32 @@ def game_totals(frame, meta: dict) -> dict:
     module = _module(meta)
     plan = module.totals(frame, meta) if module is not None else {}
     return {PREFIX + name: query for name, query in plan.items()}
+
+
+def game_schemas(empty, meta: dict) -> dict:
+    """``{name: (keys, schema)}`` of ``game_totals`` over ``empty`` (a frame of a chunk's column
+    types and no rows): how ``game_counted`` types its totals."""
+    return {name: (keys, query.collect_schema()) for name, (keys, query) in game_totals(empty, meta).items()}
+
+
+def game_counted(chunk: Counted, meta: dict, schemas: dict) -> dict | None:
+    """The totals of ``game_totals`` for one chunk's columns (``Counted``), counted
+    with NumPy by the module's ``counted`` where it has one: the same integers, typed by
+    ``schemas`` (``game_schemas``) as Polars types them, for ``analysis.summary.ChunkTotals``.
+    None where the module has no ``counted`` or a total could overflow int64: then Polars
+    evaluates ``game_totals``."""
+    module = _module(meta)
+    if module is None or not hasattr(module, "counted") or not schemas:
+        return None
+    try:
+        tables = module.counted(chunk, meta)
+    except Inexact:
+        return None
+    if tables is None:
+        return None
+    return {name: Totals(counted_groups(tables[name[len(PREFIX):]], schema) if keys
+                         else counted_frame(tables[name[len(PREFIX):]], schema), keys)
+            for name, (keys, schema) in schemas.items()}
 
 
 def game_figures_of(totals: dict, meta: dict, confidence: float) -> list[dict]:

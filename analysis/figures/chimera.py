@@ -7,7 +7,7 @@ import polars as pl
 
 from analysis import stats
 from analysis.cells import fmt_num_ci, fmt_p, fmt_pp, seat_labels
-from analysis.exact import count, moment_totals, moments, ratio_cell, ratio_totals
+from analysis.exact import Counted, count, moment_totals, moments, ratio_cell, ratio_totals
 from simcore.games.chimera import rules as cm
 
 
@@ -51,6 +51,49 @@ def totals(frame, meta: dict) -> dict:
 
 
 SPREADS = {"players_sd": "players_var", "hands_sd": "hands_var"}
+
+
+def counted(chunk: Counted, meta: dict) -> dict | None:
+    """``totals`` of one chunk counted with NumPy: the same integers, keyed the same way
+    (``analysis.figures.game_counted`` types them as the Polars plan does)."""
+    import numpy as np
+
+    p = meta["players"]
+    rank_columns = _rank_columns()
+    if any(c not in chunk for c in ["tricks", "hand_score_sq", *rank_columns] + [f"value_{s}" for s in range(p)]):
+        return None
+    wide = lambda c: chunk[c].astype(np.int64)  # noqa: E731
+    narrow = lambda c: chunk[c].astype(np.int32)  # noqa: E731  (a game's counts: half the traffic)
+    scores = [wide(f"score_{s}") for s in range(p)]
+    total = sum(scores)
+    columns = dict(chunk.columns)
+    columns.update(players_var=p * sum(score * score for score in scores) - total * total,
+                   hands_var=p * wide("hand_score_sq") - total * total,
+                   crystal_wins=narrow("crystals_taken") + chunk["crystals_missed"],
+                   single_wins=narrow("tricks") - chunk["sum_wins"] - chunk["chimera_wins"],
+                   **{f"conversion_gain_{s}": narrow(f"score_{s}") - chunk[f"value_{s}"] for s in range(p)})
+    up_to = np.zeros(chunk.n, dtype=np.int32)
+    for k, c in enumerate(rank_columns):
+        up_to = up_to + chunk[c]
+        columns[f"won_up_to_{k}"] = up_to
+    chunk = Counted(columns)
+    values = {"games": chunk.n}
+    for key, (x, y) in _pairs(rank_columns).items():
+        values.update(chunk.ratio(key, x, y))
+    for c in _means(p):
+        values.update(chunk.moments(c, c))
+    tables = {"totals": values}
+    for variance in SPREADS.values():
+        values_of = chunk[variance]
+        low, high = (int(values_of.min()), int(values_of.max())) if chunk.n else (0, -1)
+        if high - low < 4 * chunk.n + 65536:  # p² variances are small integers: a count per value
+            games = np.bincount(values_of - low)
+            seen = np.flatnonzero(games)
+            tables[variance] = {variance: seen + low, "games": games[seen]}
+        else:
+            seen, games = np.unique(values_of, return_counts=True)
+            tables[variance] = {variance: seen, "games": games}
+    return tables
 
 
 def _rank_columns() -> list[str]:

@@ -5,7 +5,7 @@ import polars as pl
 
 from analysis import stats
 from analysis.cells import fmt_num_ci, fmt_pct_ci
-from analysis.exact import SHARE_UNITS, moment_totals, moments, share_units
+from analysis.exact import SHARE_UNITS, Counted, Inexact, moment_totals, moments, share_units
 
 
 def totals(frame, meta: dict) -> dict:
@@ -25,6 +25,44 @@ def totals(frame, meta: dict) -> dict:
                 .group_by("high", "mid", "low")
                 .agg(*moment_totals("score", pl.col("score")), share_units(pl.col("share")).sum().alias("wins")))
     return {"patterns": (("high", "mid", "low"), patterns)}
+
+
+def counted(chunk: Counted, meta: dict) -> dict | None:
+    """``totals`` of one chunk counted with NumPy: the same integers per pattern.  Each seat's
+    gems (three 10-bit colour counts) and score become one small key, counted with bincount;
+    sorting the colours into a pattern and the score sums happen on that small table."""
+    import numpy as np
+
+    players = meta["players"]
+    if any(f"gems_{s}" not in chunk for s in range(players)):
+        return None
+    gems = [chunk[f"gems_{s}"].astype(np.int32) for s in range(players)]
+    scores = [chunk[f"score_{s}"] for s in range(players)]
+    # every colour count is at most the OR of its field over the chunk: K bounds them all
+    fields = [int(np.bitwise_or.reduce(g)) if len(g) else 0 for g in gems]
+    size = 1 + max((f >> (10 * c)) & 1023 for f in fields for c in range(3))
+    low_score = min(int(score.min(initial=0)) for score in scores)
+    spread = max(int(score.max(initial=0)) for score in scores) - low_score + 1
+    largest = max(-low_score, low_score + spread - 1)
+    if size ** 3 * spread > 1 << 22 or largest * largest * players * chunk.n >= 1 << 53:
+        raise Inexact  # not a small table, or float64 sums that could round: Polars counts the chunk
+    counts = np.zeros(size ** 3 * spread, dtype=np.int64)
+    wins = np.zeros(size ** 3)  # float64 sums of whole 840ths: exact below 2**53
+    for seat, (g, score) in enumerate(zip(gems, scores)):
+        code = ((g & 1023) * size + ((g >> 10) & 1023)) * size + (g >> 20)
+        counts += np.bincount(code * spread + (score - low_score), minlength=len(counts))
+        wins += np.bincount(code, weights=chunk.share_units(f"share_{seat}"), minlength=len(wins))
+    table = counts.reshape(size ** 3, spread)
+    points = np.arange(low_score, low_score + spread, dtype=np.int64)
+    colours = np.stack(np.unravel_index(np.arange(size ** 3), (size,) * 3))
+    high, low = colours.max(axis=0), colours.min(axis=0)
+    pattern = (high * size + colours.sum(axis=0) - high - low) * size + low
+    sums = {"score:n": table.sum(axis=1), "score:x": table @ points, "score:xx": table @ (points * points),
+            "wins": wins.astype(np.int64)}
+    sums = {name: np.bincount(pattern, weights=values, minlength=size ** 3) for name, values in sums.items()}
+    seen = np.flatnonzero(sums["score:n"])
+    return {"patterns": {"high": seen // (size * size), "mid": seen // size % size, "low": seen % size,
+                         **{name: values[seen].astype(np.int64) for name, values in sums.items()}}}
 
 
 def figures(totals: dict, meta: dict, confidence: float) -> list[dict]:
