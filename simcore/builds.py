@@ -30,6 +30,7 @@ def random_strategies(strategies: ModuleType) -> ModuleType:
 
     lean = ModuleType(f"{strategies.__name__}_random")
     lean.__dict__.update({name: value for name, value in vars(strategies).items() if not name.startswith("__")})
+    lean.RANDOM_ONLY = True  # the play loop's branch for other players is not compiled (kernels' RANDOM_ONLY)
     for decision, args in strategies.PLUGIN_DECISIONS.items():
         namespace = {f"random_{decision}": getattr(strategies, f"random_{decision}")}
         # generated from the game's own argument list (PLUGIN_DECISIONS), as the plug-in dispatch is

@@ -35,6 +35,9 @@ choose_gem = strategy.choose_gem
 choose_play = strategy.choose_play
 random_pick = strategy.random_pick
 RANDOM = strategy.RANDOM
+# True in the random build (simcore/builds.py), where every seat is random: Numba then drops the
+# play loop's branch for other players before compiling it (a constant global condition)
+RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)
 
 # slots of the per-block ``work`` array; slot 0 is the script cursor (simcore/play.py)
 W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
@@ -312,7 +315,7 @@ def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, param
         no_script = np.empty(0, dtype=np.int64)
         work = np.zeros(WORK_WIDTH, dtype=np.int64)
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            if everyone_random:  # the loop compiled without strategies (play_rounds)
+            if RANDOM_ONLY or everyone_random:  # the loop compiled without strategies (play_rounds)
                 status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, None, params, streams,
                                           seat_streams, table, hands, order, counters, scores, shares, log, deal_log,
                                           no_deals, no_script, work)
