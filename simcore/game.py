@@ -347,11 +347,22 @@ class Game:
         from simcore.rng import seat_keys  # here: importing this module does not load Numba
 
         keep_freed_pages()
+        if getattr(lineup.kernels, "__balance_random__", False) and not self.random_build_plays(setup):
+            import dataclasses
+
+            lineup = dataclasses.replace(lineup, kernels=importlib.import_module(self.kernels_module))
         outputs = self.chunk_outputs(setup, n)
         status = np.empty(n, dtype=np.int8)
         self.play_chunk(lineup, seed, seat_keys(seed), start, n, self.kernel_inputs(setup), outputs, status)
         self.check_status(status, lineup, start, seed)
         return self.rows(start, n, self.record(setup, *outputs))
+
+    def random_build_plays(self, setup) -> bool:
+        """Whether the random build's ``run_chunk`` (simcore/builds.py) plays ``setup``'s rules;
+        where it does not, ``run_chunk`` plays the stock loop instead, with the same rows.  A game
+        whose random build leaves a rule out of its loop says so here (Chimera Tricks: a card
+        withheld by ``cards --cause``)."""
+        return True
 
     def play_chunk(self, lineup: Lineup, seed: int, keys, start: int, n: int, inputs: tuple, outputs: tuple,
                    status: np.ndarray) -> None:

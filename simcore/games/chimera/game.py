@@ -92,6 +92,10 @@ class Chimera(Game, rules=cm):
                                 "grimoires_s, crystals_s = how many it took"}
 
     # --- opening hands ---------------------------------------------------------------
+    def random_build_plays(self, setup) -> bool:
+        """The random build's loop has no withholding in it (kernel.run_chunk, RANDOM_ONLY)."""
+        return int(setup.rules[cm.R_WITHHELD]) == 0
+
     def card_of_bit(self, setup) -> list[str | None]:
         return [cm.card_name(card) if card in setup.deck else None for card in range(cm.N_IDS)]
 

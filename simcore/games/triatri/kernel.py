@@ -36,7 +36,7 @@ choose_play = strategy.choose_play
 random_pick = strategy.random_pick
 RANDOM = strategy.RANDOM
 # True in the random build (simcore/builds.py), where every seat is random: Numba then drops the
-# play loop's branch for other players before compiling it (a constant global condition)
+# play loop's branch for other players before it inlines play_game (a constant global condition)
 RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)
 
 # slots of the per-block ``work`` array; slot 0 is the script cursor (simcore/play.py)
