@@ -15,7 +15,13 @@ its compiled code, in a folder of the compile cache named by the game's group fi
 (``simcore/cache.py``), so only the first process on a machine compiles it and editing another
 game leaves it compiled; the play-loop functions that cannot reach a decision (``deal_openings`` ...)
 stay the stock ones (``simcore.plugins.reuse_stock``).  ``Game.lineup`` picks it for a line-up of
-random seats without plug-ins; any other line-up gets the stock module."""
+random seats without plug-ins; any other line-up gets the stock module.
+
+The random strategies module also says ``RANDOM_ONLY = True``.  A play loop with a branch of its
+own for all-random seats (TriATri, Chimera Tricks) tests that constant first, and Numba prunes
+the other branch before it inlines ``play_game`` into the parallel loop: half the compile.  Where
+the all-random branch leaves a rule out (Chimera's withheld card), ``Game.random_build_plays``
+sends those rules to the stock loop."""
 from __future__ import annotations
 
 from pathlib import Path
