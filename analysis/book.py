@@ -7,6 +7,7 @@ read from the game's class (player counts, strategies, events) and from its run'
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import polars as pl
@@ -224,31 +225,35 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
         get_game(name)  # unknown names fail before anything runs
     runs_dir = out_dir / "runs"
     check_output_path(runs_dir / "probe.parquet")
+    from simcore.builds import stock_loops
     from simcore.warm import warm_games
 
-    warm_games(names, announce=progress)  # an empty cache: every game's play loop at once, one process each
-    rows, summaries, slugs = [], [], []
-    for name in names:
-        game = get_game(name)
-        for players in game.player_counts:
-            setup = game.setup(players, game.variant())
-            lineup = game.lineup(tiers_of(game)[-1] if strong else None, players)
-            slug = f"{name}-{players}p"
-            result = run_games(game, setup, lineup, game.variant(), seed, games, threads=threads,
-                               out=runs_dir / f"{slug}.parquet", progress=progress, force=force, resume=resume)
-            frame = scan_run(result.path)
-            summary = summarize(frame, result.meta, confidence)
-            profile, tier_runs = None, {}
-            if skill_games > 0 and tiers_of(game):
-                profile = skill_profile(game, setup, game.variant(), seed, skill_games, search_games, threads, progress,
-                                        frames=tier_runs)
-                summary["skill"] = profile
-            summary["verdict"] = run_verdict(summary, profile)
-            write_report([result.path], out_dir / slug, profile, tier_runs)
-            summaries.append(summary)
-            slugs.append(slug)
-            rows.append(overview_row(summary, _rounds(frame, result.meta, confidence),
-                                     Link(f"{slug}/report.html", f"{slug}/report.html")))
+    # the skill tiers compile every game's stock loop: the random seats play it too, and no
+    # random build is compiled besides (simcore/builds.py, stock_loops)
+    with stock_loops() if skill_games > 0 else contextlib.nullcontext():
+        warm_games(names, announce=progress)  # an empty cache: every game's play loop at once, one process each
+        rows, summaries, slugs = [], [], []
+        for name in names:
+            game = get_game(name)
+            for players in game.player_counts:
+                setup = game.setup(players, game.variant())
+                lineup = game.lineup(tiers_of(game)[-1] if strong else None, players)
+                slug = f"{name}-{players}p"
+                result = run_games(game, setup, lineup, game.variant(), seed, games, threads=threads,
+                                   out=runs_dir / f"{slug}.parquet", progress=progress, force=force, resume=resume)
+                frame = scan_run(result.path)
+                summary = summarize(frame, result.meta, confidence)
+                profile, tier_runs = None, {}
+                if skill_games > 0 and tiers_of(game):
+                    profile = skill_profile(game, setup, game.variant(), seed, skill_games, search_games, threads,
+                                            progress, frames=tier_runs)
+                    summary["skill"] = profile
+                summary["verdict"] = run_verdict(summary, profile)
+                write_report([result.path], out_dir / slug, profile, tier_runs)
+                summaries.append(summary)
+                slugs.append(slug)
+                rows.append(overview_row(summary, _rounds(frame, result.meta, confidence),
+                                         Link(f"{slug}/report.html", f"{slug}/report.html")))
     strategy = "each game's strongest player in every seat" if strong else "each game's default strategy"
     sentences, colour = book_verdict(summaries)
     blocks = [Heading(1, "Balance book"),

@@ -24,10 +24,32 @@ the all-random branch leaves a rule out (Chimera's withheld card), ``Game.random
 sends those rules to the stock loop."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from types import ModuleType
 
 _BUILDS: dict[str, ModuleType] = {}
+_STOCK_ONLY = [False]  # inside ``stock_loops()``
+
+
+@contextlib.contextmanager
+def stock_loops():
+    """Within the block a line-up of random seats plays the stock loop, as every other line-up
+    does (the same rows: tests/test_builds.py).  For a command that compiles every game's stock
+    loop anyway (``balance book`` with its skill tiers), where a random build would be one more
+    compile of each game for nothing: on a fresh clone that is most of a minute of ``make demo``."""
+    before = _STOCK_ONLY[0]
+    _STOCK_ONLY[0] = True
+    try:
+        yield
+    finally:
+        _STOCK_ONLY[0] = before
+
+
+def random_builds_wanted() -> bool:
+    """Whether ``Game.lineup`` gives a line-up of random seats the random build (outside
+    ``stock_loops``)."""
+    return not _STOCK_ONLY[0]
 
 
 def random_strategies(strategies: ModuleType) -> ModuleType:

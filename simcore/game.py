@@ -268,7 +268,7 @@ class Game:
 
     def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
         """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
-        from simcore.builds import random_build
+        from simcore.builds import random_build, random_builds_wanted
         from simcore.plugins import load_plugin, plugin_build
 
         strategies = self.strategy_module()
@@ -323,7 +323,7 @@ class Game:
             builtin = seat_ids < strategies.PLUGIN_BASE
             kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions,
                                    random_seats=bool((seat_ids[builtin] == strategies.RANDOM).all()))
-        elif (seat_ids == strategies.RANDOM).all():  # compiles the random player alone (simcore/builds.py)
+        elif (seat_ids == strategies.RANDOM).all() and random_builds_wanted():  # simcore/builds.py
             kernels = random_build(strategies, kernels)
         return Lineup(tuple(names), seat_ids, params, kernels, tuple(p.path for p in plugins))
 

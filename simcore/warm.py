@@ -8,10 +8,12 @@ them in as many processes as there are cores, each filling its own game's cache 
 the book then load every play loop from disk.  A game whose play loop is already in the cache
 (its marker, ``driver._compiled_marker``) is not started at all, so a warm cache costs nothing.
 
-    python -m simcore.warm GAME [GAME ...]     (one process's share: compile these, in order)
+    python -m simcore.warm [--stock-only] GAME [GAME ...]     (one process's share: compile these, in order;
+                                                              --stock-only: the stock loops alone, ``stock_loops``)
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -19,15 +21,21 @@ import time
 
 from simcore.driver import COMPILE_SECONDS, RANDOM_COMPILE_SECONDS, _compiled_marker, compile_kernels
 
+STOCK_ONLY = "--stock-only"  # the compile processes' flag: inside ``simcore.builds.stock_loops``
+
 
 def play_loops(game) -> list:
-    """Line-ups for the two play loops a command with several line-ups may need: random seats
-    (the random build, simcore/builds.py) and the stock loop every other line-up plays."""
+    """Line-ups for the play loops a command with several line-ups may need: random seats (the
+    random build, simcore/builds.py; not inside ``stock_loops``) and the stock loop every other
+    line-up plays."""
     import dataclasses
     import importlib
 
+    from simcore.builds import random_builds_wanted
+
     random = game.lineup("random", game.player_counts[0])
-    return [random, dataclasses.replace(random, kernels=importlib.import_module(game.kernels_module))]
+    stock = dataclasses.replace(random, kernels=importlib.import_module(game.kernels_module))
+    return [random, stock] if random_builds_wanted() else [stock]
 
 
 def cold_games(names: list[str]) -> list[str]:
@@ -43,8 +51,10 @@ def cold_games(names: list[str]) -> list[str]:
 
 
 def _seconds(name: str) -> float:
-    """About how long a game's two play loops take to compile from an empty cache."""
-    return COMPILE_SECONDS.get(name, 60) + RANDOM_COMPILE_SECONDS.get(name, 20)
+    """About how long a game's play loops (``play_loops``) take to compile from an empty cache."""
+    from simcore.builds import random_builds_wanted
+
+    return COMPILE_SECONDS.get(name, 60) + (RANDOM_COMPILE_SECONDS.get(name, 20) if random_builds_wanted() else 0)
 
 
 def deal(names: list[str], processes: int) -> list[list[str]]:
@@ -74,7 +84,10 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
         print(f"compiling {len(cold)} games' kernels in {len(shares)} processes, first run only (about "
               f"{longest // 60 + 1} min on a 2-core machine): {', '.join(cold)}", file=sys.stderr, flush=True)
     started = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-m", "simcore.warm", *share], stdout=subprocess.DEVNULL,
+    from simcore.builds import random_builds_wanted
+
+    stock_only = [] if random_builds_wanted() else [STOCK_ONLY]
+    procs = [subprocess.Popen([sys.executable, "-m", "simcore.warm", *stock_only, *share], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True) for share in shares]
     try:
         for proc in procs:
@@ -103,5 +116,9 @@ def _compile(name: str) -> None:
 
 
 if __name__ == "__main__":
-    for game_name in sys.argv[1:]:
-        _compile(game_name)
+    from simcore.builds import stock_loops
+
+    names = [name for name in sys.argv[1:] if name != STOCK_ONLY]
+    with stock_loops() if STOCK_ONLY in sys.argv[1:] else contextlib.nullcontext():
+        for game_name in names:
+            _compile(game_name)

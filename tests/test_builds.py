@@ -55,6 +55,39 @@ def test_a_random_line_up_with_a_card_withheld_has_the_stock_loops_rows(name):
     assert any(not np.array_equal(built[c], plain[c]) for c in built if c != "game"), name
 
 
+def test_inside_stock_loops_random_seats_play_the_stock_loop_and_warm_compiles_it_alone(monkeypatch):
+    """``balance book`` compiles every game's stock loop for its skill tiers, so inside
+    ``stock_loops`` its random seats play that loop (the same rows, above) and the compile
+    processes it starts (``simcore.warm``) compile no random build."""
+    from simcore import warm
+    from simcore.builds import random_builds_wanted, stock_loops
+
+    game = get_game("triatri")
+    stock = importlib.import_module(game.kernels_module)
+    assert game.lineup("random", 3).kernels is not stock and len(warm.play_loops(game)) == 2
+    with stock_loops():
+        assert not random_builds_wanted()
+        assert game.lineup("random", 3).kernels is stock
+        assert [lineup.kernels for lineup in warm.play_loops(game)] == [stock]
+        assert warm._seconds("triatri") == warm.COMPILE_SECONDS["triatri"]
+        started = []
+        monkeypatch.setattr(warm, "cold_games", lambda names: list(names))
+        monkeypatch.setattr(warm.subprocess, "Popen", lambda args, **kw: started.append(args) or _Done())
+        warm.warm_games(["triatri", "chimera"], announce=False, processes=2)
+        assert all(args[3] == warm.STOCK_ONLY for args in started) and len(started) == 2
+    assert random_builds_wanted() and game.lineup("random", 3).kernels is not stock
+    assert warm._seconds("triatri") == warm.COMPILE_SECONDS["triatri"] + warm.RANDOM_COMPILE_SECONDS["triatri"]
+
+
+class _Done:
+    """A compile process that has finished (``subprocess.Popen`` stand-in)."""
+
+    returncode = 0
+
+    def communicate(self):
+        return "", ""
+
+
 def test_any_other_line_up_plays_the_stock_loop():
     game = get_game("bird-weather")
     stock = importlib.import_module(game.kernels_module)
