@@ -309,6 +309,18 @@ def test_numpy_declines_a_chunk_it_cannot_count_exactly_and_polars_counts_it(run
     empty = pl.DataFrame({name: column[:0] for name, column in columns.items()}).lazy()
     schemas = game_schemas(empty, meta)
     assert game_counted(Counted(columns), meta, schemas) is not None
+    # bits 30 and 31, which no pattern uses: NumPy reads the three colours as Polars does
+    columns["gems_1"][:5] = [1 << 30, (1 << 31) + 5, (3 << 30) + (2 << 20), 3 << 20, 7]
+    assert game_counted(Counted(columns), meta, schemas) is not None
+    assert (summary_json(summary_of_totals(ChunkTotals(meta)(columns), meta))
+            == summary_json(summarize(pl.DataFrame(columns).lazy(), meta)))
+    flat = {name: column.copy() for name, column in columns.items()}  # no gems: a one-pattern table
+    for seat in range(3):
+        flat[f"gems_{seat}"][:] = 0
+    flat["score_0"][:2] = [-32768, 32767]  # the score's offset in the key does not wrap in int16
+    assert game_counted(Counted(flat), meta, schemas) is not None
+    assert (summary_json(summary_of_totals(ChunkTotals(meta)(flat), meta))
+            == summary_json(summarize(pl.DataFrame(flat).lazy(), meta)))
     columns["score_0"][0] = -32768
     assert game_counted(Counted(columns), meta, schemas) is None
     assert (summary_json(summary_of_totals(ChunkTotals(meta)(columns), meta))

@@ -36,7 +36,9 @@ def counted(chunk: Counted, meta: dict) -> dict | None:
     players = meta["players"]
     if any(f"gems_{s}" not in chunk for s in range(players)):
         return None
-    gems = [chunk[f"gems_{s}"].astype(np.int32) for s in range(players)]
+    gems = [chunk[f"gems_{s}"] for s in range(players)]  # unsigned, as the play loop writes them
+    if any(g.dtype.kind != "u" for g in gems):
+        raise Inexact  # a signed column's colours are Polars' to read
     scores = [chunk[f"score_{s}"] for s in range(players)]
     # every colour count is at most the OR of its field over the chunk: K bounds them all
     fields = [int(np.bitwise_or.reduce(g)) if len(g) else 0 for g in gems]
@@ -49,8 +51,8 @@ def counted(chunk: Counted, meta: dict) -> dict | None:
     counts = np.zeros(size ** 3 * spread, dtype=np.int64)
     wins = np.zeros(size ** 3)  # float64 sums of whole 840ths: exact below 2**53
     for seat, (g, score) in enumerate(zip(gems, scores)):
-        code = ((g & 1023) * size + ((g >> 10) & 1023)) * size + (g >> 20)
-        counts += np.bincount(code * spread + (score - low_score), minlength=len(counts))
+        code = ((g & 1023) * size + ((g >> 10) & 1023)) * size + ((g >> 20) & 1023)  # as Polars' % 1024
+        counts += np.bincount(code * spread + (score.astype(np.int64) - low_score), minlength=len(counts))
         wins += np.bincount(code, weights=chunk.share_units(f"share_{seat}"), minlength=len(wins))
     table = counts.reshape(size ** 3, spread)
     points = np.arange(low_score, low_score + spread, dtype=np.int64)
