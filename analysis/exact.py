@@ -248,13 +248,19 @@ class Counted:
         return {f"{key}:x": self.total(x), f"{key}:y": self.total(y), f"{key}:xx": self.product(x),
                 f"{key}:yy": self.product(y), f"{key}:xy": self.product(x, y)}
 
+    def as_float(self, name: str):
+        """The column as float64 (as Polars casts a float32 share before adding it up)."""
+        import numpy as np
+
+        return self._once(("float", name), lambda: self.columns[name].astype(np.float64))
+
     def share_units(self, name: str):
         """``share_units`` of a win-share column: whole 840ths, held as float64 (exact integers;
         rounded half to even as Polars' round(), though a share is never half an 840th off)."""
         import numpy as np
 
         def units():
-            units = self.columns[name].astype(np.float64) * SHARE_UNITS
+            units = self.as_float(name) * SHARE_UNITS
             return np.rint(units, out=units)
 
         return self._once(("units", name), units)

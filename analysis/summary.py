@@ -591,7 +591,7 @@ def _counted_rows(chunk: Counted, meta: dict, schema) -> pl.DataFrame | None:
     values = {"games": n, f"{MERGE_MIN}game": low, f"{MERGE_MAX}game": high,
               "game_sum": n * (low + high) // 2,  # consecutive indices: the same totals as summing them
               "game_sumsq": (high * (high + 1) * (2 * high + 1) - (low - 1) * low * (2 * low - 1)) // 6}
-    shares = [chunk[f"share_{seat}"].astype(np.float64) for seat in range(players)]
+    shares = [chunk.as_float(f"share_{seat}") for seat in range(players)]
     whole = shares[0].copy()
     for share in shares[1:]:  # left to right, as pl.sum_horizontal adds them
         whole += share

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+from simcore.builds import random_builds_wanted, stock_loops
 from simcore.driver import COMPILE_SECONDS, RANDOM_COMPILE_SECONDS, _compiled_marker, compile_kernels
 
 STOCK_ONLY = "--stock-only"  # the compile processes' flag: inside ``simcore.builds.stock_loops``
@@ -30,8 +31,6 @@ def play_loops(game) -> list:
     line-up plays."""
     import dataclasses
     import importlib
-
-    from simcore.builds import random_builds_wanted
 
     random = game.lineup("random", game.player_counts[0])
     stock = dataclasses.replace(random, kernels=importlib.import_module(game.kernels_module))
@@ -52,8 +51,6 @@ def cold_games(names: list[str]) -> list[str]:
 
 def _seconds(name: str) -> float:
     """About how long a game's play loops (``play_loops``) take to compile from an empty cache."""
-    from simcore.builds import random_builds_wanted
-
     return COMPILE_SECONDS.get(name, 60) + (RANDOM_COMPILE_SECONDS.get(name, 20) if random_builds_wanted() else 0)
 
 
@@ -84,8 +81,6 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
         print(f"compiling {len(cold)} games' kernels in {len(shares)} processes, first run only (about "
               f"{longest // 60 + 1} min on a 2-core machine): {', '.join(cold)}", file=sys.stderr, flush=True)
     started = time.perf_counter()
-    from simcore.builds import random_builds_wanted
-
     stock_only = [] if random_builds_wanted() else [STOCK_ONLY]
     procs = [subprocess.Popen([sys.executable, "-m", "simcore.warm", *stock_only, *share], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True) for share in shares]
@@ -116,8 +111,6 @@ def _compile(name: str) -> None:
 
 
 if __name__ == "__main__":
-    from simcore.builds import stock_loops
-
     names = [name for name in sys.argv[1:] if name != STOCK_ONLY]
     with stock_loops() if STOCK_ONLY in sys.argv[1:] else contextlib.nullcontext():
         for game_name in names:
