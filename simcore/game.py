@@ -269,7 +269,7 @@ class Game:
     def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
         """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
         from simcore.builds import random_build, random_builds_wanted
-        from simcore.plugins import load_plugin, plugin_build
+        from simcore.plugins import load_plugin, plugin_build, plugin_row
 
         strategies = self.strategy_module()
         plugins = []
@@ -280,9 +280,7 @@ class Game:
             if plugin.name in strategies.BUILTIN or plugin.name in [p.name for p in plugins]:
                 raise BalanceError(f"plug-in {path}: strategy name '{plugin.name}' is already taken")
             plugins.append(plugin)
-        ids = dict(strategies.BUILTIN)
-        for k, plugin in enumerate(plugins):
-            ids[plugin.name] = strategies.PLUGIN_BASE + k
+        by_name = {plugin.name: plugin for plugin in plugins}
 
         if spec is None or spec == "":
             names = [self.default_strategy] * players
@@ -295,8 +293,9 @@ class Game:
         parameters = getattr(strategies, "PARAMETER", {})
         for n in names:
             base, _, argument = n.partition(":")
-            if base not in ids:
-                raise BalanceError(f"unknown strategy '{n}' for {self.name} (choose from: {', '.join(ids)})")
+            if base not in strategies.BUILTIN and base not in by_name:
+                choices = [*strategies.BUILTIN, *by_name]
+                raise BalanceError(f"unknown strategy '{n}' for {self.name} (choose from: {', '.join(choices)})")
             if argument and base not in parameters:
                 raise BalanceError(f"strategy '{base}' takes no parameter (got '{n}')")
 
@@ -310,7 +309,7 @@ class Game:
                     label = parameters[base][2] if isinstance(parameters[base], tuple) else parameters[base]
                     raise BalanceError(f"strategy '{n}': the {label} after ':' must be a number") from None
             else:
-                plugin = plugins[ids[n] - strategies.PLUGIN_BASE]
+                plugin = by_name[base]
                 values = getattr(plugin.module, "PARAMS", ())
                 if (not isinstance(values, (tuple, list)) or len(values) > strategies.N_PARAMS
                         or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)):
@@ -318,6 +317,9 @@ class Game:
                                        f"{strategies.N_PARAMS} numbers")
                 params[seat, : len(values)] = values
         kernels = importlib.import_module(self.kernels_module)
+        # a plug-in's id names its row of the address table (its functions compiled on first use)
+        ids = dict(strategies.BUILTIN)
+        ids.update({name: strategies.PLUGIN_BASE + plugin_row(plugin, strategies) for name, plugin in by_name.items()})
         seat_ids = np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64)
         if plugins:
             builtin = seat_ids < strategies.PLUGIN_BASE

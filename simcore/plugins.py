@@ -9,15 +9,17 @@ functions with the signatures of the built-ins (docs/strategies.md)::
     @njit
     def choose_play(params, seat, hand, legal, seen, table, number, follow, rules, streams): ...
 
-Numba resolves the functions a kernel calls when it compiles, and its disk
-cache knows a function only by its source file, not by what it calls, so a
-plug-in build executes copies of the game's strategy and play-loop files whose
-``plugin_*`` dispatchers call the user's functions.  The copies are written to
-a folder of the compile cache named by a hash of the engine sources and of the
-plug-in files' contents (``plugin_build``): Numba caches them there like any
-other kernel, so only the first process to use a plug-in compiles it; an
-edited plug-in gets a new folder.  The stock modules and their cache are
-untouched.  Cost measured in BENCHMARKS.md.
+A play loop that called the user's functions by name would be compiled again
+for every plug-in and at every edit of one, since Numba links a callee's code
+into its caller.  Instead each game has one plug-in build: copies of its
+strategy and play-loop files whose ``plugin_*`` dispatchers call a plug-in's
+decision at an address read from a table of this process (``build_dispatch``,
+``plugin_row``).  The copies are written to a folder of the compile cache named
+by a hash of the engine sources (``plugin_build``), so Numba caches the build
+like any other kernel: it is compiled once per machine, whatever the plug-ins.
+A plug-in's own functions are compiled alone, for the argument types the game
+declares (``PLUGIN_TYPES``), and cached too; an edit compiles only them.  The
+stock modules and their cache are untouched.  Cost measured in BENCHMARKS.md.
 
 A plug-in is handed the game's live arrays, so before a run ``check_writes``
 plays a few games with the dispatchers in checking mode and refuses, in one
@@ -53,14 +55,28 @@ class Plugin:
     module: ModuleType
 
 
+def _module_name(path: Path) -> str:
+    """A plug-in's module name: named by its contents, not its place (a Dask worker loads the same
+    source from another path, and the compiled code Numba caches refers to the module by name)."""
+    return f"balance_plugin_{path.stem}_{hashlib.sha1(path.read_bytes()).hexdigest()[:10]}"
+
+
+def _loaded(path: str | Path) -> Plugin:
+    """The plug-in of this file as this process first loaded it (the same module, so the same
+    row of the address table), or a fresh load."""
+    path = Path(path)
+    if path.is_file():
+        row = _ROW_OF.get(_module_name(path))
+        if row is not None:
+            return _ROWS[row]
+    return load_plugin(path)
+
+
 def load_plugin(path: str | Path) -> Plugin:
     path = Path(path)
     if not path.is_file():
         raise BalanceError(f"plug-in file not found: {path}")
-    # named by its contents, not its place: a Dask worker loads the same source from another path,
-    # and the compiled code Numba caches refers to the plug-in's module by this name
-    digest = hashlib.sha1(path.read_bytes()).hexdigest()[:10]
-    name = f"balance_plugin_{path.stem}_{digest}"
+    name = _module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise BalanceError(f"plug-in {path} is not a Python file")
@@ -78,22 +94,179 @@ def load_plugin(path: str | Path) -> Plugin:
 
 
 def _compiled(fn, path: str, decision: str):
-    from numba import njit
     from numba.core.registry import CPUDispatcher
 
     if isinstance(fn, CPUDispatcher):
-        return fn
+        return fn.py_func
     if not callable(fn):
         raise BalanceError(f"plug-in {path}: {decision} must be a function")
-    return njit(fn)
+    return fn
 
 
-def build_dispatch(decisions: dict[str, str], plugins: list[Plugin], fallback_module: ModuleType) -> dict:
-    """Make ``plugin_<decision>(k, *args)`` dispatchers over the plug-ins' functions.
+# --------------------------------------------------------------------------------------------
+# the address table: how one compiled play loop per game calls any plug-in
+# --------------------------------------------------------------------------------------------
+#
+# A plug-in build's dispatchers do not call the plug-ins by name (Numba would compile the whole
+# play loop again for every plug-in, and again at every edit of one: 46 s on the 2-core machine).
+# They read the address of the plug-in's compiled decision from a table of this process and call
+# it there, with Numba's own calling convention.  The table is a C array the process registers
+# with LLVM under one symbol name, so the play loop's machine code, cached on disk, finds this
+# process's table when it is loaded.  A plug-in (by content) gets one row of it for the life of
+# the process, and its seats the strategy id ``PLUGIN_BASE + row``; its functions are compiled
+# on their own, for the argument types the game declares (``PLUGIN_TYPES`` of its strategies
+# module), and cached like any kernel.
 
-    ``decisions`` maps a decision name (``play``) to its argument list
-    (``"params, seat, hand, ..."``).  A plug-in that leaves a decision out gets
-    the built-in random choice for it (``fallback_module.random_<decision>``).
+ROW_WIDTH = 8  # decisions a game may offer plug-ins
+MAX_ROWS = 4096  # plug-ins (by content) one process may load
+TABLE_SYMBOL = "balance_plugin_rows"
+
+_TABLE = None
+_ROW_OF: dict[str, int] = {}  # plug-in module name (its contents' hash) -> its row of the table
+_ROWS: dict[int, Plugin] = {}  # row -> the plug-in as first loaded
+_KEEP: list = []  # the compiled decisions the table points to, kept alive for the process
+
+
+def _address_table():
+    """This process's table of plug-in addresses (zeroed; 0 = the plug-in leaves that decision
+    to the random player), registered with LLVM before any play loop that reads it is loaded."""
+    global _TABLE
+    if _TABLE is None:
+        import ctypes
+
+        from llvmlite import binding as llvm
+
+        _TABLE = (ctypes.c_int64 * (ROW_WIDTH * MAX_ROWS))()
+        llvm.add_symbol(TABLE_SYMBOL, ctypes.addressof(_TABLE))
+    return _TABLE
+
+
+_INTRINSICS: dict = {}
+
+
+def _address_intrinsics() -> dict:
+    """``plugin_address(i)``: entry i of the table; ``address_caller(declared)``: an intrinsic that
+    calls the address it is given as a compiled function of the ``declared`` argument types."""
+    if _INTRINSICS:
+        return _INTRINSICS
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.core.errors import TypingError
+    from numba.extending import intrinsic
+
+    _address_table()
+
+    @intrinsic
+    def plugin_address(typingctx, index):
+        def codegen(context, builder, signature, args):
+            table = builder.module.globals.get(TABLE_SYMBOL)
+            if table is None:  # declared here, defined by this process (_address_table)
+                table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(64), ROW_WIDTH * MAX_ROWS),
+                                          TABLE_SYMBOL)
+                table.linkage = "external"
+            at = builder.gep(table, [ir.Constant(ir.IntType(32), 0), args[0]])
+            return builder.load(at)
+        return types.int64(types.intp), codegen
+
+    def address_caller(decision: str, declared: tuple):
+        @intrinsic
+        def call_at(typingctx, address, *args):
+            given = tuple(args[0].types if len(args) == 1 and isinstance(args[0], types.StarArgTuple) else args)
+            if not _passes(given, declared):
+                raise TypingError(f"choose_{decision}: the play loop passes ({', '.join(map(str, given))}) "
+                                  f"but the game's PLUGIN_TYPES declares ({', '.join(map(str, declared))})")
+
+            def codegen(context, builder, signature, llargs):
+                values = cgutils.unpack_tuple(builder, llargs[1])
+                # a number converted as Numba converts any argument; an array as it is (no field
+                # of its data model names the layout)
+                values = [context.cast(builder, v, g, d) if isinstance(d, types.Number) else v
+                          for v, g, d in zip(values, given, declared)]
+                callee = context.call_conv.get_function_type(types.int64, declared)
+                callee = builder.inttoptr(llargs[0], callee.as_pointer())
+                status, answer = context.call_conv.call_function(builder, callee, types.int64, declared, values)
+                with cgutils.if_unlikely(builder, status.is_error):
+                    context.call_conv.return_status_propagate(builder, status)
+                return answer
+            return types.int64(address, types.StarArgTuple(given)), codegen
+        return call_at
+
+    _INTRINSICS.update(plugin_address=plugin_address, address_caller=address_caller)
+    return _INTRINSICS
+
+
+def _passes(given: tuple, declared: tuple) -> bool:
+    """Whether arguments of the ``given`` types can be handed to a function compiled for the
+    ``declared`` ones: the same types, a contiguous array where any layout is declared (the same
+    fields in memory), or an integer where another integer type is declared (converted)."""
+    from numba import types
+
+    if len(given) != len(declared):
+        return False
+    for g, d in zip(given, declared):
+        if g == d:
+            continue
+        if (isinstance(g, types.Array) and isinstance(d, types.Array) and d.layout == "A"
+                and (g.dtype, g.ndim, g.mutable) == (d.dtype, d.ndim, d.mutable)):
+            continue
+        if isinstance(g, types.Integer) and isinstance(d, types.Integer):
+            continue  # a mask or a seat passed as another integer type (a call from Python)
+        return False
+    return True
+
+
+def declared_types(strategies: ModuleType) -> dict[str, tuple]:
+    """The argument types of each decision a plug-in may make (``PLUGIN_TYPES`` of the game's
+    strategies module, Numba's signature notation), as Numba types."""
+    import numba
+    from numba import types
+
+    if not isinstance(getattr(strategies, "PLUGIN_TYPES", None), dict):
+        raise BalanceError(f"{strategies.__name__} declares no PLUGIN_TYPES: its game takes no plug-ins")
+    names = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")}
+    declared = {}
+    for decision in strategies.PLUGIN_DECISIONS:
+        text = strategies.PLUGIN_TYPES[decision]
+        value = eval(f"({text},)", {"__builtins__": {}, "numba": numba, **names})  # the game's own constant
+        declared[decision] = tuple(value)
+    return declared
+
+
+def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
+    """The plug-in's row of the address table, its decisions compiled (cached on disk, keyed on the
+    file's contents) and their addresses written there on first use in this process."""
+    if plugin.module.__name__ in _ROW_OF:
+        return _ROW_OF[plugin.module.__name__]
+    from numba import njit, types
+    from numba.experimental.function_type import _get_jit_address
+
+    table = _address_table()
+    row = len(_ROW_OF)
+    if row >= MAX_ROWS:
+        raise BalanceError(f"one process can load at most {MAX_ROWS} different plug-ins")
+    for d, (decision, argument_types) in enumerate(declared_types(strategies).items()):
+        fn = getattr(plugin.module, f"choose_{decision}", None)
+        if fn is None:
+            continue  # the random player's choice (the dispatcher's fallback)
+        signature = types.int64(*argument_types)
+        # with reference counts: a plug-in may allocate (simcore/jit.py); cached by Numba beside
+        # the other plug-in builds (NUMBA_CACHE_DIR), keyed on the file and its time stamp
+        compiled = njit(signature, cache=True, _nrt=True)(_compiled(fn, plugin.path, f"choose_{decision}"))
+        _KEEP.append(compiled)
+        table[row * ROW_WIDTH + d] = _get_jit_address(compiled, signature)
+    _ROW_OF[plugin.module.__name__] = row
+    _ROWS[row] = plugin
+    return row
+
+
+def build_dispatch(decisions: dict[str, str], fallback_module: ModuleType) -> dict:
+    """Make the game's ``plugin_<decision>(k, *args)`` dispatchers: the decision of the plug-in in
+    row ``k`` of the address table (``plugin_row``), called at its address.  ``decisions`` maps a
+    decision name (``play``) to its argument list (``"params, seat, hand, ..."``).  A plug-in that
+    leaves a decision out gets the built-in random choice for it
+    (``fallback_module.random_<decision>``).  The same dispatchers serve every plug-in, so the
+    play loop around them is compiled once per game and machine.
 
     Each dispatcher also has a checking mode, on when its ``params`` has more columns than the
     strategies' ``N_PARAMS`` (``check_writes`` passes such a matrix; a run never does, and the
@@ -106,30 +279,32 @@ def build_dispatch(decisions: dict[str, str], plugins: list[Plugin], fallback_mo
     from numba import njit
 
     helpers = _check_helpers()
+    intrinsics = _address_intrinsics()
+    declared = declared_types(fallback_module)
     n_params = getattr(fallback_module, "N_PARAMS", None)
     scratch = scratch_areas(fallback_module)
+    if len(decisions) > ROW_WIDTH:
+        raise BalanceError(f"a game may offer plug-ins at most {ROW_WIDTH} decisions")
     injected = {}
     for d, (decision, args) in enumerate(decisions.items()):
         names = [a.strip() for a in args.split(",")]
         # a scratch area's bounds may be expressions over the game's constants (T_PLAY ...)
         namespace = {name: value for name, value in vars(fallback_module).items() if not name.startswith("__")}
-        namespace.update(fallback=getattr(fallback_module, f"random_{decision}"), **helpers)
-        branches = []
-        for k, plugin in enumerate(plugins):
-            fn = getattr(plugin.module, f"choose_{decision}", None)
-            target = "fallback" if fn is None else f"p{k}"
-            if fn is not None:
-                namespace[f"p{k}"] = _compiled(fn, plugin.path, f"choose_{decision}")
-            branches.append(f"    if k == {k}:\n        return {target}({args})")
-        branches.append(f"    return fallback({args})")
+        namespace.update(fallback=getattr(fallback_module, f"random_{decision}"), **helpers,
+                         plugin_address=intrinsics["plugin_address"],
+                         call_at=intrinsics["address_caller"](decision, declared[decision]))
         checks = n_params is not None and "params" in names and "seat" in names
-        lines = [f"def plain_{decision}(k, {args}):", *branches]
+        lines = [f"def plain_{decision}(k, {args}):",
+                 f"    address = plugin_address(k * {ROW_WIDTH} + {d})",
+                 "    if address == 0:",
+                 f"        return fallback({args})",
+                 f"    return call_at(address, {args})"]
         if checks:
             lines += _checked_source(decision, d, args, names, n_params, scratch)
         lines.append(f"def plugin_{decision}(k, {args}):")
         if checks:
             lines.append(f"    if params.shape[1] > {n_params}:\n        return checked_{decision}(k, {args})")
-        lines += branches
+        lines.append(f"    return plain_{decision}(k, {args})")
         exec("\n".join(lines), namespace)  # generated from our own argument lists only
         # with reference counts (Numba's _nrt), even behind a dispatch compiled without them: a
         # plug-in may allocate (simcore/jit.py), and the check copies the arguments
@@ -275,24 +450,24 @@ _BUILDS: dict[str, ModuleType] = {}
 
 def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plugin], decisions: dict,
                  random_seats: bool = False) -> ModuleType:
-    """The play loop of ``kernels`` with ``plugins`` wired into ``strategies``' dispatch: built
-    once per process, compiled once per machine (see the module docstring).
+    """The play loop of ``kernels`` with the plug-in dispatchers wired into ``strategies``:
+    built once per process and compiled once per machine for every plug-in of the game
+    (``build_dispatch``); ``plugins`` get their rows of the address table (``plugin_row``).
 
     ``random_seats`` (every seat that is not a plug-in is random, as in docs/strategies.md's
     examples): the dispatch knows only the plug-ins and the random player, so no heuristic or
-    search code is linked into the loop and compiled again at each edit of a plug-in (the
-    random build's idea, simcore/builds.py; BENCHMARKS.md, "The first command").  The same
-    branches the full dispatch takes for those seats, so the same rows (tests/test_builds.py)."""
+    search code is linked into the loop (the random build's idea, simcore/builds.py;
+    BENCHMARKS.md, "The first command").  The same branches the full dispatch takes for those
+    seats, so the same rows (tests/test_builds.py)."""
     from simcore.cache import CACHE_ROOT, FINGERPRINT
 
-    digest = hashlib.sha1(FINGERPRINT.encode())
     for plugin in plugins:
-        digest.update(plugin.name.encode() + b"\0" + Path(plugin.path).read_bytes() + b"\0")
-    key = digest.hexdigest()[:16]
+        plugin_row(plugin, strategies)
+    key = hashlib.sha1(f"{FINGERPRINT}:{strategies.__name__}:{kernels.__name__}".encode()).hexdigest()[:16]
     built = f"{key}-random" if random_seats else key
     if built not in _BUILDS:
         folder = CACHE_ROOT / "plugin-builds" / key
-        injected = build_dispatch(decisions, plugins, strategies)
+        injected = build_dispatch(decisions, strategies)
         if random_seats:
             dispatch = _random_or_plugin(strategies, injected)
             kernel_copy = module_copy(kernels, folder, f"kernel_{key}_random", {"__strategies__": dispatch})
@@ -305,7 +480,7 @@ def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plug
         bound = {name for name, value in vars(kernel_copy).items()
                  if any(value is getattr(dispatch, f, None) for f in decisions_reached)}
         reuse_stock(kernel_copy, kernels, bound | {"strategy", "__strategies__"})
-        kernel_copy.__balance_plugins__ = tuple(plugins)  # what check_writes seats
+        kernel_copy.__balance_plugin_build__ = True
         _BUILDS[built] = kernel_copy
     return _BUILDS[built]
 
@@ -402,21 +577,19 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
     run compiles anyway (``run_chunk``; ``logs``: ``play_many_logged``, for a replay), so nothing
     more is compiled.  Once per process per plug-in build, player count and rules in force.
     Returns the decisions each plug-in (by path) was asked in the check games."""
-    built = getattr(lineup.kernels, "__balance_plugins__", ())
-    if not built:
+    if not getattr(lineup.kernels, "__balance_plugin_build__", False):
         return {}
-    # the build is shared by every load of the same plug-in files (plugin_build keys it by their
-    # contents), so it may carry the paths of an earlier load: name the files as this line-up did
-    paths = list(getattr(lineup, "plugins", ())) or [p.path for p in built]
-    plugins = [replace(p, path=str(path)) for p, path in zip(built, paths)]
-    key = (lineup.kernels.__name__, game.name, setup.players, logs, _rules_digest(setup))
-    if key in _CHECKED:  # the decisions asked, by the plug-in's place in the build
+    strategies = game.strategy_module()
+    # named as this line-up names them: the same file loaded by another path shares its row
+    plugins = [replace(_loaded(path), path=str(path)) for path in lineup.plugins]
+    rows = [plugin_row(p, strategies) for p in plugins]
+    key = (tuple(rows), lineup.kernels.__name__, game.name, setup.players, logs, _rules_digest(setup))
+    if key in _CHECKED:  # the decisions asked, by the plug-in's place in the line-up
         return {p.path: count for p, count in zip(plugins, _CHECKED[key])}
     import time
 
     import numpy as np
 
-    strategies = game.strategy_module()
     n = strategies.N_PARAMS
     # its own tallies: the run's game object keeps its own (a rules-file game is made from its file)
     fresh = type(game)(game.path) if hasattr(game, "spec") else type(game)()
@@ -431,7 +604,7 @@ def check_writes(game, setup, lineup, seed: int = 0, logs: bool = False) -> dict
             values = getattr(plugins[k].module, "PARAMS", ())
             params[s, :len(values)] = values
         check = replace(lineup, names=tuple(plugins[k].name for k in seats),
-                                    ids=np.array([strategies.PLUGIN_BASE + k for k in seats], dtype=np.int64),
+                                    ids=np.array([strategies.PLUGIN_BASE + rows[k] for k in seats], dtype=np.int64),
                                     params=params)
         played = 0
         while played < CHECK_GAMES:

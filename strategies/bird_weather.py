@@ -569,6 +569,13 @@ PLUGIN_DECISIONS = {
     "play": "params, seat, hand, legal, seen, table, number, follow, rules, streams",
     "pick": "params, seat, available, hand, seen, table, number, rules, streams",
 }
+# the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
+# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+PLUGIN_TYPES = {
+    "facedown": "float64[:, ::1], int64, uint64, int64[::1], int64[::1], int64[::1], uint64[::1]",
+    "play": "float64[:, ::1], int64, uint64, uint64, uint64, int64[::1], int64[::1], uint64[::1], int64[::1], uint64[::1]",
+    "pick": "float64[:, ::1], int64, uint64, uint64, uint64, int64[::1], int64[::1], int64[::1], uint64[::1]",
+}
 # where a strategy may write besides its own stream: the slots of this trick not played yet, to try
 # a card there and call resolve_trick, setting each back to -1 before it returns (greedy does;
 # simcore/plugins.py checks every plug-in for it before a run; docs/strategies.md)

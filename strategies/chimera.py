@@ -526,6 +526,11 @@ def search_play(params, seat, hand, m0, m1, table, rules, masks, streams):
 PLUGIN_DECISIONS = {
     "play": "params, seat, hand, m0, m1, table, rules, masks, streams",
 }
+# the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
+# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+PLUGIN_TYPES = {
+    "play": "float64[:, ::1], int64, uint64, uint64, uint64, int64[::1], int64[::1], uint64[::1], uint64[::1]",
+}
 # where a strategy may write besides its own stream: argument -> (first, end, cleared), slots it may
 # use freely during its call and must set back to `cleared` before it returns (simcore/plugins.py
 # checks every plug-in for it before a run; docs/strategies.md)

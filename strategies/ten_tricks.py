@@ -517,6 +517,12 @@ PLUGIN_DECISIONS = {
     "swap": "params, seat, hand, table, rules, masks, streams",
     "play": "params, seat, hand, legal, table, rules, masks, streams",
 }
+# the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
+# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+PLUGIN_TYPES = {
+    "swap": "float64[:, ::1], int64, uint64, int64[::1], int64[::1], uint64[::1], uint64[::1]",
+    "play": "float64[:, ::1], int64, uint64, uint64, int64[::1], int64[::1], uint64[::1], uint64[::1]",
+}
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, these are never reached
 

@@ -605,6 +605,13 @@ PLUGIN_DECISIONS = {
     "gem": "params, seat, options, hand, table, rules, cards, masks, streams",
     "play": "params, seat, hand, legal, table, rules, cards, masks, streams",
 }
+# the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
+# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+PLUGIN_TYPES = {
+    "bid": "float64[:, ::1], int64, uint64, int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64[::1]",
+    "gem": "float64[:, ::1], int64, int64, uint64, int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64[::1]",
+    "play": "float64[:, ::1], int64, uint64, uint64, int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64[::1]",
+}
 
 if "plugin_play" not in globals():  # stock build: no plug-ins, these are never reached
 

@@ -143,11 +143,12 @@ def _dispatch(tmp_path, source):
     the trick's unplayed slots hold the previous trick's cards (stale, as in the play loop)."""
     import strategies.bird_weather as bw_strategies
     from simcore.games.bird_weather.rules import T_FACEDOWN, T_NPLAYED, T_PLAY, TABLE_WIDTH, legal_plays, make_setup
-    from simcore.plugins import build_dispatch, load_plugin
+    from simcore.plugins import build_dispatch, load_plugin, plugin_row
 
     path = tmp_path / "plug.py"
     path.write_text(source)
-    dispatch = build_dispatch(bw_strategies.PLUGIN_DECISIONS, [load_plugin(path)], bw_strategies)["plugin_play"]
+    dispatch = build_dispatch(bw_strategies.PLUGIN_DECISIONS, bw_strategies)["plugin_play"]
+    row = plugin_row(load_plugin(path), bw_strategies)
     setup = make_setup(4)
     index = {c: i for i, c in enumerate(setup.cards)}
     hand = np.uint64(sum(1 << index[c] for c in (12, 15, 41)))
@@ -159,7 +160,7 @@ def _dispatch(tmp_path, source):
 
     def call(params):
         before = table.copy()
-        card = dispatch(0, params, 1, hand, legal, np.uint64(1 << index[35]), table, setup.number, setup.follow,
+        card = dispatch(row, params, 1, hand, legal, np.uint64(1 << index[35]), table, setup.number, setup.follow,
                         setup.rules, np.zeros(2, dtype=np.uint64))
         return setup.cards[card], before, table
     return call, bw_strategies.N_PARAMS
