@@ -957,10 +957,11 @@ def main() -> None:
         # a user's plug-in that Numba cannot compile is bad input too; anything else is our bug
         numba_errors = sys.modules.get("numba.core.errors")
         if numba_errors is not None and isinstance(exc, numba_errors.NumbaError):
+            from simcore.errors import numba_reason
             from simcore.plugins import loaded_plugins
 
             if loaded_plugins():
-                _fail(f"plug-in {', '.join(loaded_plugins())} does not compile with Numba: {_numba_reason(exc)}")
+                _fail(f"plug-in {', '.join(loaded_plugins())} does not compile with Numba: {numba_reason(exc)}")
         raise
 
 
@@ -1030,15 +1031,6 @@ def project_defaults(path: Path | None = None) -> dict | None:
 def _option_key(option: str) -> str:
     """``--chunk-size`` / ``chunk_size`` / ``chunk-size`` -> ``chunk-size``."""
     return option.lstrip("-").replace("_", "-")
-
-
-def _numba_reason(exc) -> str:
-    """The line of a Numba error that says what is wrong (not the pipeline stage)."""
-    for line in str(exc).splitlines():
-        text = line.strip()
-        if text and not text.startswith(("Failed in", "During:", "File ", "<source", "^")) and "[1m" not in text:
-            return text
-    return type(exc).__name__
 
 
 def _interrupted() -> None:

@@ -17,3 +17,12 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, message: str):
         super().__init__(message)
         RunInterrupted.last = message
+
+
+def numba_reason(exc) -> str:
+    """The line of a Numba error that says what is wrong (not the pipeline stage)."""
+    for line in str(exc).splitlines():
+        text = line.strip()
+        if text and not text.startswith(("Failed in", "During:", "File ", "<source", "^")) and "[1m" not in text:
+            return text
+    return type(exc).__name__

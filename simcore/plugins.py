@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
-from simcore.errors import BalanceError
+from simcore.errors import BalanceError, numba_reason
 
 
 _LOADED: list[str] = []
@@ -239,6 +239,7 @@ def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
     if plugin.module.__name__ in _ROW_OF:
         return _ROW_OF[plugin.module.__name__]
     from numba import njit, types
+    from numba.core.errors import NumbaError
     from numba.experimental.function_type import _get_jit_address
 
     table = _address_table()
@@ -252,7 +253,12 @@ def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
         signature = types.int64(*argument_types)
         # with reference counts: a plug-in may allocate (simcore/jit.py); cached by Numba beside
         # the other plug-in builds (NUMBA_CACHE_DIR), keyed on the file and its time stamp
-        compiled = njit(signature, cache=True, _nrt=True)(_compiled(fn, plugin.path, f"choose_{decision}"))
+        try:
+            compiled = njit(signature, cache=True, _nrt=True)(_compiled(fn, plugin.path, f"choose_{decision}"))
+        except NumbaError as exc:
+            raise BalanceError(f"plug-in {plugin.path}: choose_{decision} does not compile with Numba for the "
+                               f"game's arguments ({strategies.PLUGIN_TYPES[decision]}) and an integer answer: "
+                               f"{numba_reason(exc)}") from None
         _KEEP.append(compiled)
         table[row * ROW_WIDTH + d] = _get_jit_address(compiled, signature)
     _ROW_OF[plugin.module.__name__] = row
