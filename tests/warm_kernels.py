@@ -15,8 +15,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# the plug-in sets the tests load (one build each, simcore/plugins.py) and the play-loop entry
-# points the tests call with them
+# the plug-in sets the tests load and the play-loop entry points the tests call with them: every
+# set of a game shares the game's plug-in build (simcore/plugins.py), so its first set compiles
+# the build and the others only their plug-ins' own functions
 RUN, SCENARIO, LOGS = "run_chunk", "play_scenario", "play_many_logged"
 ALEA = "examples/plugins/alea_two_or_nothing.py"
 CHEAP_WINNER = "examples/plugins/chimera-cheap-winner.py"
