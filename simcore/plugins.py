@@ -251,10 +251,16 @@ def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
         if fn is None:
             continue  # the random player's choice (the dispatcher's fallback)
         signature = types.int64(*argument_types)
-        # with reference counts: a plug-in may allocate (simcore/jit.py); cached by Numba beside
-        # the other plug-in builds (NUMBA_CACHE_DIR), keyed on the file and its time stamp
+        source = _compiled(fn, plugin.path, f"choose_{decision}")
+        # cached by Numba beside the plug-in builds (NUMBA_CACHE_DIR), keyed on the file and its
+        # time stamp; without reference counts unless the plug-in allocates (simcore/jit.py): with
+        # them every call takes and gives back one on each array argument, a tenth of BIRD &
+        # WEATHER's plug-in runs
         try:
-            compiled = njit(signature, cache=True, _nrt=True)(_compiled(fn, plugin.path, f"choose_{decision}"))
+            try:
+                compiled = njit(signature, cache=True, _nrt=False)(source)
+            except NumbaError:  # it allocates (Numba finds no np.zeros ... without them), or does not compile
+                compiled = njit(signature, cache=True, _nrt=True)(source)
         except NumbaError as exc:
             raise BalanceError(f"plug-in {plugin.path}: choose_{decision} does not compile with Numba for the "
                                f"game's arguments ({strategies.PLUGIN_TYPES[decision]}) and an integer answer: "
