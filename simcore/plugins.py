@@ -32,6 +32,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -236,6 +237,14 @@ def declared_types(strategies: ModuleType) -> dict[str, tuple]:
 def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
     """The plug-in's row of the address table, its decisions compiled (cached on disk, keyed on the
     file's contents) and their addresses written there on first use in this process."""
+    with _ROW_LOCK:  # line-ups made on several threads (the API) take rows one at a time
+        return _plugin_row(plugin, strategies)
+
+
+_ROW_LOCK = threading.Lock()
+
+
+def _plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
     if plugin.module.__name__ in _ROW_OF:
         return _ROW_OF[plugin.module.__name__]
     from numba import njit, types
@@ -259,7 +268,10 @@ def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
         try:
             try:
                 compiled = njit(signature, cache=True, _nrt=False)(source)
-            except NumbaError:  # it allocates (Numba finds no np.zeros ... without them), or does not compile
+            except NumbaError:  # it allocates (Numba finds no np.zeros ... without them), or does not compile:
+                # from a fresh load, since its own @njit helpers keep a failed compile for good
+                again = _fresh_load(plugin)
+                source = _compiled(getattr(again, f"choose_{decision}"), plugin.path, f"choose_{decision}")
                 compiled = njit(signature, cache=True, _nrt=True)(source)
         except NumbaError as exc:
             raise BalanceError(f"plug-in {plugin.path}: choose_{decision} does not compile with Numba for the "
@@ -270,6 +282,15 @@ def plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
     _ROW_OF[plugin.module.__name__] = row
     _ROWS[row] = plugin
     return row
+
+
+def _fresh_load(plugin: Plugin) -> ModuleType:
+    """The plug-in's file executed again as a module of its own (new compiled helpers)."""
+    spec = importlib.util.spec_from_file_location(f"{plugin.module.__name__}_refcounts", plugin.module.__file__)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def build_dispatch(decisions: dict[str, str], fallback_module: ModuleType) -> dict:

@@ -3,6 +3,7 @@
 dispatch holds every built-in player."""
 import dataclasses
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,3 +146,52 @@ def test_a_plug_in_among_random_seats_plays_a_build_without_the_other_players_an
     for decision in dispatch.PLUGIN_DECISIONS:
         code = getattr(dispatch, f"choose_{decision}").py_func.__code__
         assert set(code.co_names) == {"RANDOM", f"random_{decision}", f"plugin_{decision}", "PLUGIN_BASE"}, decision
+
+
+RANDOM_PLUGIN = '''
+from strategies.bird_weather import random_facedown, random_pick, random_play
+
+GAME = "bird-weather"
+NAME = "{name}"
+
+
+def choose_facedown(params, seat, hand, table, number, rules, streams):
+    return random_facedown(params, seat, hand, table, number, rules, streams)
+
+
+def choose_play(params, seat, hand, legal, seen, table, number, follow, rules, streams):
+    return random_play(params, seat, hand, legal, seen, table, number, follow, rules, streams)
+
+
+def choose_pick(params, seat, available, hand, seen, table, number, rules, streams):
+    return random_pick(params, seat, available, hand, seen, table, number, rules, streams)
+'''
+
+
+def test_every_plug_in_of_a_game_plays_one_compiled_build_each_at_its_own_address(tmp_path):
+    """Plug-ins are called at addresses read while the games play (simcore/plugins.py), so every
+    plug-in of a game, and every edit of one, plays the same compiled loop: here a plug-in that
+    asks the random player for every decision plays exactly the random seat's games, beside the
+    example plug-in in the same process, and an edited copy of it gets a row of its own."""
+    game = get_game("bird-weather")
+    players = 4
+    setup = game.setup(players, game.variant())
+    example = str(Path(__file__).resolve().parent.parent / PLUGINS["bird-weather"])
+    first = tmp_path / "first.py"
+    first.write_text(RANDOM_PLUGIN.format(name="as-random"))
+    with_example = game.lineup("low-ones,random,random,random", players, [example])
+    as_random = game.lineup("random,as-random,random,random", players, [first])
+    assert as_random.kernels is with_example.kernels  # one build for both plug-ins
+    edited = tmp_path / "edited.py"
+    edited.write_text(RANDOM_PLUGIN.format(name="as-random") + "# an edit\n")
+    again = game.lineup("random,as-random,random,random", players, [edited])
+    assert again.kernels is as_random.kernels and again.ids[1] != as_random.ids[1]
+    plain = game.lineup("random", players)
+    rows = {}
+    for label, lineup in {"plain": plain, "as-random": as_random, "edited": again, "example": with_example}.items():
+        rows[label] = game.run_chunk(setup, lineup, 3, 0, 400)
+        game.take_tallies()
+    for label in ("as-random", "edited"):
+        for column in rows["plain"]:
+            np.testing.assert_array_equal(rows[label][column], rows["plain"][column], err_msg=f"{label} {column}")
+    assert any(not np.array_equal(rows["example"][c], rows["plain"][c]) for c in rows["plain"])
