@@ -285,8 +285,10 @@ def _plugin_row(plugin: Plugin, strategies: ModuleType) -> int:
 
 
 def _fresh_load(plugin: Plugin) -> ModuleType:
-    """The plug-in's file executed again as a module of its own (new compiled helpers)."""
-    spec = importlib.util.spec_from_file_location(f"{plugin.module.__name__}_refcounts", plugin.module.__file__)
+    """The plug-in's file executed again (new compiled helpers), under the same module name: the
+    compiled code Numba caches names its module, and every process that loads the plug-in has
+    that one."""
+    spec = importlib.util.spec_from_file_location(plugin.module.__name__, plugin.module.__file__)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
