@@ -20,6 +20,46 @@ from simcore.cache import install_group_locator
 
 if platform.machine().lower() in ("x86_64", "amd64"):
     llvm.set_option("balance", "-x86-cmov-converter=false")
+
+
+# Numba's copy propagation (numba.core.ir_utils.copy_propagate, run by the parallel loop's passes)
+# deep-copies its table of copies at every round of its fixed point: a dict of label -> set of
+# (name, name) pairs of strings, for which a copy of each set is the same thing.  On a play loop
+# with its callees inlined that deep copy was a quarter of the first compile (TriATri's from an
+# empty cache: 20.9 s -> 16.0 s; BENCHMARKS.md, 2026-11-29).  Numba's own function runs, with
+# only that copy made plainly; on a Numba whose function is not the one read here nothing changes.
+COPY_PROPAGATE_SOURCES = {"1a90423ce674489b91d5160d7de74135ce4a9f62"}  # numba 0.68.1
+
+
+class _SetTableCopy:
+    @staticmethod
+    def deepcopy(table: dict) -> dict:
+        return {label: set(copies) for label, copies in table.items()}
+
+
+def _plain_copy_propagate() -> bool:
+    import hashlib
+    import inspect
+    import types
+
+    from numba.core import ir_utils
+    from numba.parfors import parfor
+
+    original = ir_utils.copy_propagate
+    try:
+        source = inspect.getsource(original)
+    except (OSError, TypeError):
+        return False
+    if hashlib.sha1(source.encode()).hexdigest() not in COPY_PROPAGATE_SOURCES or parfor.copy_propagate is not original:
+        return False
+    plain = types.FunctionType(original.__code__, {**vars(ir_utils), "copy": _SetTableCopy}, original.__name__,
+                               original.__defaults__, original.__closure__)
+    plain.__doc__ = original.__doc__
+    ir_utils.copy_propagate = parfor.copy_propagate = plain
+    return True
+
+
+PLAIN_COPY_PROPAGATE = _plain_copy_propagate()
 # each game's compiled code in a cache folder of its own, keyed on what it depends on
 install_group_locator()
 
