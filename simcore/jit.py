@@ -60,6 +60,46 @@ def _plain_copy_propagate() -> bool:
 
 
 PLAIN_COPY_PROPAGATE = _plain_copy_propagate()
+
+
+# Numba's IR inliner (``InlineWorker.inline_ir``, for every ``inline="always"`` call) copies the
+# callee's blocks one deep copy each, so each block gets its own copy of the function's whole
+# scope: work that grows with blocks x variables, twice per inlined call.  With one memo for all
+# the blocks they share one copied scope, as the blocks they copy share one (Chimera's first
+# compile 23.9 s -> 14.9 s, ALEA's 22.4 s -> 14.4 s; BENCHMARKS.md, 2026-11-29).  Numba's function
+# with that one line changed, only on the Numba whose source was read here.
+INLINE_IR_SOURCES = {"10d32b87fa025ae2c322724ae6ceca139a0a25ef"}  # numba 0.68.1
+_PER_BLOCK_COPY = """        for block_label, block in the_ir.blocks.items():
+            new_block = copy.deepcopy(the_ir.blocks[block_label])"""
+_ONE_MEMO_COPY = """        memo = {}
+        for block_label, block in the_ir.blocks.items():
+            new_block = copy.deepcopy(the_ir.blocks[block_label], memo)"""
+
+
+def _one_memo_inline() -> bool:
+    import hashlib
+    import inspect
+    import textwrap
+
+    from numba.core import inline_closurecall
+
+    original = inline_closurecall.InlineWorker.inline_ir
+    try:
+        source = inspect.getsource(original)
+    except (OSError, TypeError):
+        return False
+    source = textwrap.dedent(source)
+    if (hashlib.sha1(inspect.getsource(original).encode()).hexdigest() not in INLINE_IR_SOURCES
+            or source.count(_PER_BLOCK_COPY) != 1):
+        return False
+    namespace = dict(vars(inline_closurecall))
+    exec(compile(source.replace(_PER_BLOCK_COPY, _ONE_MEMO_COPY), inspect.getsourcefile(original), "exec"), namespace)
+    namespace["inline_ir"].__qualname__ = original.__qualname__
+    inline_closurecall.InlineWorker.inline_ir = namespace["inline_ir"]
+    return True
+
+
+ONE_MEMO_INLINE = _one_memo_inline()
 # each game's compiled code in a cache folder of its own, keyed on what it depends on
 install_group_locator()
 
