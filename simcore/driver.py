@@ -406,9 +406,9 @@ COMPILE_SECONDS = {"bird-weather": 75, "chimera": 87, "sky-city": 58, "ten-trick
 # machine than the stock figures' (BENCHMARKS.md, "The first command"); TriATri's and Chimera's
 # since their random builds leave out the loop for other players (53 s -> 20 s and 55 s -> 29 s on
 # 2026-11-29's faster Intel Xeon, scaled to the EPYC), and TriATri's, Chimera's and ALEA's since
-# Numba's copy propagation copies plainly (x0.78, x0.78, x0.74 on the Xeon; simcore/jit.py); a rules
-# file's, hearts.toml's 23-25 s
-RANDOM_COMPILE_SECONDS = {"bird-weather": 25, "chimera": 78, "sky-city": 59, "ten-tricks": 30, "triatri": 47}
+# Numba's copy propagation and IR inliner copy plainly (x0.49, x0.50, x0.50 on the Xeon;
+# simcore/jit.py); a rules file's, hearts.toml's 23-25 s
+RANDOM_COMPILE_SECONDS = {"bird-weather": 25, "chimera": 50, "sky-city": 40, "ten-tricks": 30, "triatri": 30}
 RULES_FILE_COMPILE_SECONDS = 25
 
 
