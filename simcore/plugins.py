@@ -180,8 +180,8 @@ def _address_intrinsics() -> dict:
 
             def codegen(context, builder, signature, llargs):
                 values = cgutils.unpack_tuple(builder, llargs[1])
-                # a number converted as Numba converts any argument; an array as it is (no field
-                # of its data model names the layout)
+                # a number converted as Numba converts any argument; an array, of the declared
+                # type (_passes), as it is
                 values = [context.cast(builder, v, g, d) if isinstance(d, types.Number) else v
                           for v, g, d in zip(values, given, declared)]
                 callee = context.call_conv.get_function_type(types.int64, declared)
@@ -199,17 +199,14 @@ def _address_intrinsics() -> dict:
 
 def _passes(given: tuple, declared: tuple) -> bool:
     """Whether arguments of the ``given`` types can be handed to a function compiled for the
-    ``declared`` ones: the same types, a contiguous array where any layout is declared (the same
-    fields in memory), or an integer where another integer type is declared (converted)."""
+    ``declared`` ones: the same types, or an integer where another integer type is declared
+    (converted)."""
     from numba import types
 
     if len(given) != len(declared):
         return False
     for g, d in zip(given, declared):
         if g == d:
-            continue
-        if (isinstance(g, types.Array) and isinstance(d, types.Array) and d.layout == "A"
-                and (g.dtype, g.ndim, g.mutable) == (d.dtype, d.ndim, d.mutable)):
             continue
         if isinstance(g, types.Integer) and isinstance(d, types.Integer):
             continue  # a mask or a seat passed as another integer type (a call from Python)
