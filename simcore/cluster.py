@@ -39,7 +39,7 @@ class Job:
     strategies: tuple[str, ...]
     plugins: tuple[tuple[str, bytes], ...]  # (file name, source) of each plug-in
     seed: int
-    threads: int | None  # numba threads per task (None: all the worker has)
+    threads: int | None  # the compiled loop's threads per task (None: one; a worker runs tasks side by side)
     key: str  # names the line-up build, so a worker builds it once
     folder: str | None = None  # the run's part folder, where the worker writes what it plays
     reduce: object = None  # a run without rows: what each chunk is reduced to (simcore.driver.run_games)
@@ -61,7 +61,8 @@ def make_job(game, setup, lineup, seed: int, threads: int | None, folder=None, r
 # --------------------------------------------------------------------------------------------
 
 _PREPARED: dict[str, tuple] = {}  # job key -> (game, lineup), in a worker process
-_ONE_AT_A_TIME = threading.Lock()  # a worker with several threads plays one range at a time
+_PREPARING = threading.Lock()  # a worker's task threads build a line-up once
+_ONE_AT_A_TIME = threading.Lock()  # one range at a time where compiled loops may not run side by side
 
 
 def worker_fingerprint() -> str:
@@ -96,29 +97,24 @@ def play_range(job: Job, start: int, n: int):
     (``job.folder``) here on the worker: (start, n, None, tallies, the part's figures), or
     reduced here (``job.reduce``: the figures carry the reduction, no row travels); without
     a folder, or where this worker does not see it (a command's scratch folder on another
-    machine), the rows go back: (start, n, columns, tallies, None).  A worker that dies
-    mid-write leaves only a temporary file, and Dask plays the range again elsewhere."""
+    machine), the rows go back: (start, n, columns, tallies, None).  A worker runs as many
+    tasks at once as it has task threads (``dask worker --nthreads``), each playing on
+    ``job.threads`` of the compiled loop's threads (default one) and writing its own range.
+    A worker that dies mid-write leaves only a temporary file, and Dask plays the range again
+    elsewhere."""
     import numba
 
-    with _ONE_AT_A_TIME:
+    with _PREPARING:
         game, lineup = _prepared(job)
-        limit = numba.config.NUMBA_NUM_THREADS
-        numba.set_num_threads(min(job.threads or limit, limit))
-        columns = game.run_chunk(job.setup, lineup, job.seed, start, n)
-        tallies = game.take_tallies()
-    if job.reduce is not None:  # outside the lock: the next range plays while this one is reduced
-        from simcore.parts import reduce_chunk
+    threads = min(job.threads or 1, numba.config.NUMBA_NUM_THREADS)
+    folder = job.folder if job.folder is not None and Path(job.folder).is_dir() else None
+    with contextlib.nullcontext() if side_by_side_safe() else _ONE_AT_A_TIME:
+        try:
+            return play_chunk(game, job.setup, lineup, job.seed, start, n, threads, folder, job.reduce)
+        except OSError as exc:
+            from simcore.outputs import write_failure
 
-        return start, n, None, tallies, reduce_chunk(job.reduce, columns, tallies)
-    if job.folder is None or not Path(job.folder).is_dir():  # no output, or one this worker cannot see
-        return start, n, columns, tallies, None
-    from simcore.outputs import write_failure
-    from simcore.parts import write_part
-
-    try:  # outside the lock: the next range plays while this one is written
-        return start, n, None, tallies, write_part(Path(job.folder), start, n, columns, tallies)
-    except OSError as exc:
-        raise write_failure(Path(job.folder), exc) from None
+            raise write_failure(Path(job.folder), exc) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,17 +122,90 @@ def play_range(job: Job, start: int, n: int):
 # --------------------------------------------------------------------------------------------
 
 class LocalExecutor:
-    """Chunks played one after another in this process, each in parallel on its threads."""
+    """Chunks played in this process, side by side on the run's threads: each thread plays a
+    chunk and writes it (or reduces it) itself, then takes the next.  No thread waits for
+    another at the end of a chunk, and writing a chunk takes one thread's time, not all of
+    them (BENCHMARKS.md, "Chunks side by side").  A run of fewer chunks than threads gives each
+    chunk a share of the threads for its compiled loop instead."""
 
     description = "this process"
 
     def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
-             threads: int | None, folder=None, reduce=None) -> Iterator[tuple]:
-        """(start, n, columns, tallies, None) per range: the driver's writer threads write (or
-        reduce) them."""
-        for start, n in ranges:
-            columns = game.run_chunk(setup, lineup, seed, start, n)
-            yield start, n, columns, game.take_tallies(), None
+             threads: int | None, folder=None, reduce=None, leftover=None) -> Iterator[tuple]:
+        """(start, n, None, tallies, figures) per range, in the ranges' order, the part written
+        to ``folder`` (or the chunk reduced by ``reduce``); with neither, (start, n, columns,
+        tallies, None).  Closed early (an interrupt, an error), it waits for the chunks being
+        played, so that nothing writes after the run ends, and hands each one finished but
+        not yielded to ``leftover``."""
+        import numba
+        from concurrent.futures import ThreadPoolExecutor
+
+        ranges = list(ranges)
+        threads = numba.get_num_threads() if threads is None else threads
+        side = max(1, min(threads, len(ranges)))
+        if side > 1 and not side_by_side_safe():
+            side = 1
+        each = max(1, threads // side)  # the compiled loop's threads per chunk
+        stopped = threading.Event()  # a chunk failed, or the run stops: start no other
+
+        def task(start: int, n: int):
+            if stopped.is_set():
+                return None
+            try:
+                return play_chunk(game, setup, lineup, seed, start, n, each, folder, reduce)
+            except BaseException:
+                stopped.set()
+                raise
+
+        pending, running = deque(ranges), deque()
+        with ThreadPoolExecutor(side, thread_name_prefix="balance-chunk") as pool:
+            try:
+                while pending or running:
+                    while pending and len(running) < 2 * side:  # one playing and one waiting per thread
+                        running.append(pool.submit(task, *pending.popleft()))
+                    yield running.popleft().result()
+            finally:
+                stopped.set()
+                for future in running:
+                    future.cancel()
+                for future in running:
+                    if (not future.cancelled() and future.exception() is None and future.result() is not None
+                            and leftover is not None):
+                        leftover(future.result())
+
+
+def side_by_side_safe() -> bool:
+    """Whether compiled loops may run on several threads at once: Numba's OpenMP and TBB layers
+    allow it; its own workqueue layer (where neither library is installed) stops the process."""
+    import numba
+    from numba.np.ufunc import parallel
+
+    try:
+        parallel._launch_threads()  # chooses the layer, as the first parallel loop would (once a process)
+        return numba.threading_layer() in ("omp", "tbb")
+    except (ValueError, ImportError, AttributeError):
+        return False
+
+
+def play_chunk(game, setup, lineup, seed: int, start: int, n: int, threads: int, folder=None, reduce=None):
+    """Games ``start..start+n-1`` played on this thread (its compiled loop on ``threads``
+    threads), then written to the part folder ``folder`` or reduced by ``reduce`` here:
+    (start, n, None, tallies, figures); with neither, (start, n, columns, tallies, None).  A
+    failed write is the ``OSError`` of ``simcore.parts.write_part``."""
+    import numba
+
+    numba.set_num_threads(threads)  # this thread's own setting
+    columns = game.run_chunk(setup, lineup, seed, start, n)
+    tallies = game.take_tallies()
+    if reduce is not None:
+        from simcore.parts import reduce_chunk
+
+        return start, n, None, tallies, reduce_chunk(reduce, columns, tallies)
+    if folder is None:
+        return start, n, columns, tallies, None
+    from simcore.parts import write_part
+
+    return start, n, None, tallies, write_part(Path(folder), start, n, columns, tallies)
 
 
 class DaskExecutor:
@@ -148,8 +217,9 @@ class DaskExecutor:
         self.description = description
         self.checked = False
 
-    def workers(self) -> int:
-        return max(1, len(self.client.scheduler_info(n_workers=-1)["workers"]))
+    def task_threads(self) -> int:
+        """The cluster's task threads in all: the ranges it plays at once."""
+        return max(1, sum(self.client.nthreads().values()))
 
     def check_workers(self) -> None:
         from simcore.cache import FINGERPRINT
@@ -170,7 +240,7 @@ class DaskExecutor:
         self.checked = True
 
     def play(self, game, setup, lineup, seed: int, ranges: Iterable[tuple[int, int]],
-             threads: int | None, folder=None, reduce=None) -> Iterator[tuple]:
+             threads: int | None, folder=None, reduce=None, leftover=None) -> Iterator[tuple]:
         """Each range as a task; with a part folder the workers write the rows (with ``reduce``
         they reduce them) and send back (start, n, None, tallies, figures)."""
         from distributed import as_completed
@@ -182,7 +252,7 @@ class DaskExecutor:
         job = self.client.scatter(make_job(game, setup, lineup, seed, threads, folder, reduce), broadcast=True,
                                  hash=False)
         pending = deque(ranges)
-        window = 3 * self.workers()  # per worker: one playing, one being written, one waiting
+        window = 2 * self.task_threads()  # per task thread: one playing (and writing), one waiting
         running = as_completed()
         futures = set()
 
@@ -239,9 +309,10 @@ def connect(cluster: str | None = None, scheduler: str | None = None):
 
 
 @contextlib.contextmanager
-def open_executor(cluster: str | None = None, scheduler: str | None = None):
-    """A ``DaskExecutor`` on a new local cluster (``local:N``) or an existing scheduler, closed
-    (with its local cluster) at the end of the block."""
+def open_executor(cluster: str | None = None, scheduler: str | None = None, task_threads: int | None = None):
+    """A ``DaskExecutor`` on a new local cluster (``local:N``, each worker with ``task_threads``
+    task threads: default its share of the cores) or an existing scheduler, closed (with its
+    local cluster) at the end of the block."""
     import logging
 
     if cluster is not None and scheduler is not None:
@@ -249,7 +320,7 @@ def open_executor(cluster: str | None = None, scheduler: str | None = None):
     with contextlib.ExitStack() as stack:
         if cluster is not None:
             workers = parse_cluster(cluster)
-            client = stack.enter_context(_local_cluster(workers))
+            client = stack.enter_context(_local_cluster(workers, task_threads))
             description = f"local:{workers}"
         else:
             client = stack.enter_context(_remote(scheduler))
@@ -269,7 +340,7 @@ def use(executor):
 
 
 @contextlib.contextmanager
-def _local_cluster(workers: int):
+def _local_cluster(workers: int, task_threads: int | None = None):
     import logging
     import warnings
 
@@ -278,9 +349,10 @@ def _local_cluster(workers: int):
     from simcore.cache import CACHE_ROOT
 
     cores = os.cpu_count() or 1
+    share = max(1, cores // workers)
     env = {
         # each worker process gets its share of the cores for its compiled loops
-        "NUMBA_NUM_THREADS": str(max(1, cores // workers)),
+        "NUMBA_NUM_THREADS": str(share),
         # the same engine and the same compile cache as this process
         "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
         "BALANCE_CACHE_DIR": str(CACHE_ROOT),
@@ -289,8 +361,9 @@ def _local_cluster(workers: int):
     try:
         with warnings.catch_warnings():  # e.g. "port 8787 is in use": a free port is taken, nothing to say
             warnings.simplefilter("ignore")
-            # two task threads a worker: one plays (one range at a time), the other writes the range before
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=2, processes=True, dashboard_address=":0",
+            # a task thread per core: each plays a range and writes it, side by side with the others
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=task_threads or share, processes=True,
+                                   dashboard_address=":0",
                                    silence_logs=logging.CRITICAL, env=env)
     except OSError as exc:
         raise BalanceError(f"cannot start a local Dask cluster: {exc}") from None

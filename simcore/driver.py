@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -37,8 +36,8 @@ from simcore.errors import BalanceError, RunInterrupted
 from simcore.game import MAX_SEED, check_seed
 from simcore.intervals import wilson_interval
 from simcore.outputs import claim_output, make_parents, write_failure
-from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_folder, reduce_chunk, run_key_values,
-                           scan_run, split, write_part)
+from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_folder, run_key_values, scan_run,
+                           split, write_part)
 from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
@@ -293,6 +292,21 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
             parts.record(start, n, info)
         figures[start] = (n, info)
 
+    def finished(chunk: tuple) -> None:
+        """A chunk the executor finished after the run was stopped: kept, if it was written."""
+        start, n, _, _, info = chunk
+        if info is not None:
+            record(start, n, info)
+
+    def chunks_of(stream):
+        """The executor's chunks; a part that failed to be written is said as the run's failure."""
+        try:
+            yield from stream
+        except OSError as exc:
+            if parts is None:  # a reduction, not a write, failed
+                raise
+            raise write_failure(parts.out, exc, parts.kept()) from None
+
     def written(future) -> None:
         start, n = writing.pop(future)
         try:
@@ -308,23 +322,21 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
         while len(writing) > limit:
             written(next(iter(writing)))
 
-    pool = (ThreadPoolExecutor(WRITERS, thread_name_prefix="balance-writer")
-            if parts is not None or reduce is not None else None)
+    pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="balance-writer") if parts is not None else None
+    stream = None
     try:
         with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
             advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
             for stop in stops:
                 # chunks never cross a checkpoint
                 todo = parts.missing(done, stop, chunk_size) if parts is not None else split(done, stop, chunk_size)
-                for start, n, columns, tallies, info in executor.play(game, setup, lineup, seed, todo, threads,
-                                                                      parts.folder if parts is not None else None,
-                                                                      reduce):
-                    if info is not None:  # a Dask worker wrote the part (or reduced the chunk) itself
+                stream = executor.play(game, setup, lineup, seed, todo, threads,
+                                       parts.folder if parts is not None else None, reduce,
+                                       leftover=finished)
+                for start, n, columns, tallies, info in chunks_of(stream):
+                    if info is not None:  # the thread or the Dask worker that played it wrote it (or reduced it)
                         record(start, n, info)
-                    elif reduce is not None:
-                        drain(WRITERS)
-                        writing[pool.submit(reduce_chunk, reduce, columns, tallies)] = (start, n)
-                    elif parts is not None:
+                    elif parts is not None:  # a Dask worker that does not see the run's folder sent the rows
                         drain(WRITERS)
                         writing[pool.submit(write_part, parts.folder, start, n, columns, tallies)] = (start, n)
                     else:
@@ -342,10 +354,12 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
                 if stop_rule is not None and stop_rule(_wins(figures, stop, setup.players), stop):
                     break
     finally:
+        if stream is not None:  # the chunks being played are finished (and kept) before anything else
+            stream.close()
         if pool is not None:  # an interrupted run keeps what its writers finish
             pool.shutdown(wait=True)
             for future in list(writing):
-                if parts is not None and not future.cancelled() and future.exception() is None:
+                if not future.cancelled() and future.exception() is None:
                     parts.record(*writing[future], future.result())
     seconds = time.perf_counter() - started
     included = sorted(s for s in figures if s < done)

@@ -67,7 +67,7 @@ def test_interrupted_run_keeps_finished_chunks_and_no_output(bird_weather, tmp_p
 
     monkeypatch.setattr(type(bird_weather), "run_chunk", failing)
     with pytest.raises(RunInterrupted, match="1,000 finished games kept .* --resume"):
-        _run(bird_weather, path, None, 1_000, games=5_000)
+        _run(bird_weather, path, 1, 1_000, games=5_000)  # one thread: chunks in order
     # no output, no lock: only the part folder with the one finished chunk and its manifest
     assert [p.name for p in tmp_path.iterdir()] == [".broken.parquet.parts"]
     assert sorted(p.name for p in (tmp_path / ".broken.parquet.parts").iterdir()) == [
@@ -86,7 +86,7 @@ def test_failure_before_any_chunk_leaves_nothing(bird_weather, tmp_path, monkeyp
 
     monkeypatch.setattr(type(bird_weather), "run_chunk", failing)
     with pytest.raises(KeyboardInterrupt):
-        _run(bird_weather, tmp_path / "x.parquet", None, 1_000, games=5_000)
+        _run(bird_weather, tmp_path / "x.parquet", 1, 1_000, games=5_000)
     assert list(tmp_path.iterdir()) == []
 
 

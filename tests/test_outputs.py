@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import balance
@@ -52,7 +53,11 @@ def one_line(code, out, err, *fragments):
 
 
 def _simulate(out, *extra, games=20_000, game="bird-weather"):
-    return balance("simulate", game, "-n", games, "--seed", 5, "--chunk-size", 3_000, "-q", "--out", out, *extra)
+    """One thread unless ``extra`` says otherwise: chunks then play one after another, so "after K
+    chunks" (``_interrupt_after``) and "the third write" are exact."""
+    threads = () if "--threads" in extra else ("--threads", 1)
+    return balance("simulate", game, "-n", games, "--seed", 5, "--chunk-size", 3_000, "-q", "--out", out, *threads,
+                   *extra)
 
 
 def _interrupt_after(monkeypatch, game, chunks: int):
@@ -175,6 +180,24 @@ def test_ctrl_c_then_resume_with_other_chunks_and_threads(tmp_path, monkeypatch)
     assert run_meta(out)["trap_tallies"]["judged"]
 
 
+def test_ctrl_c_on_two_threads_keeps_every_chunk_finished_and_says_how_many(tmp_path, bird_weather, monkeypatch):
+    """Two chunks play side by side: Ctrl-C while one plays keeps the other once it is written,
+    and the line counts exactly the games of the parts left on disk."""
+    out = tmp_path / "run.parquet"
+    restore = _interrupt_after(monkeypatch, bird_weather, 3)
+    code, _, err = _simulate(out, "--threads", 2)
+    restore()
+    parts = sorted(parts_folder(out).glob("part-*.parquet"))
+    kept = sum(pl.read_parquet(p).height for p in parts)
+    assert code == 130 and 3 * 3_000 <= kept < 20_000 and len(parts) * 3_000 == kept
+    assert f"{kept:,} finished games kept" in err
+    assert not list(parts_folder(out).glob(".part-*"))  # nothing half-written
+    assert _simulate(out, "--resume", "--threads", 2)[0] == 0
+    whole = tmp_path / "whole.parquet"
+    assert _simulate(whole)[0] == 0
+    assert_same_run(out, whole)
+
+
 def test_resume_refuses_another_configuration_and_a_new_run_cleans_up(tmp_path, bird_weather, monkeypatch):
     out = tmp_path / "run.parquet"
     restore = _interrupt_after(monkeypatch, bird_weather, 1)
@@ -196,7 +219,7 @@ def test_precision_run_resumes_to_the_same_stop(tmp_path, bird_weather, monkeypa
     out, whole = tmp_path / "p.parquet", tmp_path / "whole.parquet"
     restore = _interrupt_after(monkeypatch, bird_weather, 3)
     args = ("simulate", "bird-weather", "-n", 200_000, "--precision", 0.004, "--chunk-size", 5_000, "-q")
-    assert balance(*args, "--out", out)[0] == 130
+    assert balance(*args, "--threads", 1, "--out", out)[0] == 130
     restore()
     assert balance(*args[:-3], "--chunk-size", 17_000, "-q", "--out", out, "--resume")[0] == 0
     assert balance(*args, "--out", whole)[0] == 0
@@ -290,21 +313,21 @@ def _disk_full(*args, **kwargs):
 
 def test_full_disk_while_writing_parts(tmp_path, monkeypatch):
     out = tmp_path / "run.parquet"
-    original = pl.DataFrame.write_parquet  # a part file, on a writer thread
+    original = pq.write_table  # a part file, by the thread that played its chunk
     written = {"n": 0}
 
-    def fills_up(self, *args, **kwargs):
+    def fills_up(*args, **kwargs):
         written["n"] += 1
         if written["n"] > 2:
             _disk_full()
-        return original(self, *args, **kwargs)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", fills_up)
-    code, text, err = _simulate(out)
+    monkeypatch.setattr(pq, "write_table", fills_up)
+    code, text, err = _simulate(out, "--threads", 2)  # two chunks at a time: both of the last two fail
     one_line(code, text, err, f"cannot write {out}: the disk is full", "6,000 finished games kept", "--resume")
     assert not out.exists() and not lock_path(out).exists()
     assert not list(parts_folder(out).glob(".part-*"))  # no half-written part
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", original)
+    monkeypatch.setattr(pq, "write_table", original)
     assert _simulate(out, "--resume")[0] == 0
     whole = tmp_path / "whole.parquet"
     assert _simulate(whole)[0] == 0

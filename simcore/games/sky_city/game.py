@@ -2,6 +2,7 @@
 tallies, round logs, replays."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,8 @@ from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, Lineup, keep_freed_pages, per_seat, used_rows
 from simcore.games.sky_city import rules as sc
 from simcore.rng import seat_keys
+
+_CHUNK = threading.local()  # .tallies: this thread's last chunk's trap tallies, until taken
 
 
 class SkyCity(Game, rules=sc):
@@ -54,7 +57,7 @@ class SkyCity(Game, rules=sc):
         lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
                                  lineup.params, scores, winners, counters, judged, fired, stats)
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
-        self._tallies = {"judged": judged.tolist(), "fired": fired.tolist(), "stats": stats.tolist(),
+        _CHUNK.tallies = {"judged": judged.tolist(), "fired": fired.tolist(), "stats": stats.tolist(),
                          "rounds": int(counters[:, sc.C_ROUNDS].sum()), "games": n}
         shares = np.stack([(winners == s).astype(np.float32) for s in range(p)])
         return self.rows(start, n, [Columns(scores, per_seat("score", p), games_first=True),
@@ -70,7 +73,9 @@ class SkyCity(Game, rules=sc):
                                    "has in this variant")
 
     def take_tallies(self) -> dict | None:
-        tallies, self._tallies = getattr(self, "_tallies", None), None
+        """The tallies of the chunk this thread played last (chunks play side by side on the
+        driver's threads, each taken by the thread that played it)."""
+        tallies, _CHUNK.tallies = getattr(_CHUNK, "tallies", None), None
         return tallies
 
     def finish_run(self, setup, tallies: dict | None = None) -> dict:
