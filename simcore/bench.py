@@ -384,7 +384,7 @@ def run_scale_bench(sizes=SCALE_GAMES, speed_games: int = SCALE_SPEED_GAMES, pla
         workers = {}
         for n in (1, 2):
             say(f"bench --scale: {speed_games:,} games to a file on {n} local Dask worker(s), 1 thread each ...")
-            with open_executor(f"local:{n}") as executor:
+            with open_executor(f"local:{n}", task_threads=1) as executor:  # a core each: it plays and writes
                 _file_seconds(game, setup, lineup, variant, 2 * 4096, 1, folder, executor)  # workers load the kernel
                 workers[n] = min(_file_seconds(game, setup, lineup, variant, speed_games, 1, folder, executor)[0]
                                  for _ in range(repeats))
