@@ -239,6 +239,19 @@ class Counted:
         return self._once(("product",) + tuple(sorted((x, y))),
                           lambda: int(np.einsum("i,i->", self.columns[x], self.columns[y], dtype=np.int64)))
 
+    def passed(self, name: str) -> tuple[int, int, int, int, int]:
+        """(Σx, Σx², min, max, count of x > 0) of a non-empty column of at most 16 bits, in one
+        compiled pass (analysis/onepass.py); its Σx and Σx² become ``total``'s and ``product``'s."""
+        def count():
+            from analysis.onepass import one_pass
+
+            counted = tuple(int(v) for v in one_pass(self.columns[name]))
+            self._known.setdefault(("sum", name), counted[0])
+            self._known.setdefault(("product", name, name), counted[1])
+            return counted
+
+        return self._once(("pass", name), count)
+
     def moments(self, name: str, x: str) -> dict:
         """``moment_totals(name, x)``'s three totals."""
         return {f"{name}:n": self.n, f"{name}:x": self.total(x), f"{name}:xx": self.product(x)}

@@ -598,13 +598,12 @@ def _counted_rows(chunk: Counted, meta: dict, schema) -> pl.DataFrame | None:
     values["unbalanced_rows"] = int(np.count_nonzero(np.abs(whole - 1.0) > SHARE_SUM_TOLERANCE))
     for seat in range(players):  # whole 840ths: their float sum is exact (< 2**53)
         values[f"wins:{seat}"] = int(chunk.share_units(f"share_{seat}").sum())
-    for seat in range(players):
-        score = chunk[f"score_{seat}"]
+    for seat in range(players):  # every column counted here has at most 16 bits (above): one pass each
+        _, _, values[f"{MERGE_MIN}score_{seat}"], values[f"{MERGE_MAX}score_{seat}"], _ = chunk.passed(f"score_{seat}")
         values.update(chunk.moments(f"score_{seat}", f"score_{seat}"))
-        values[f"{MERGE_MIN}score_{seat}"], values[f"{MERGE_MAX}score_{seat}"] = int(score.min()), int(score.max())
     for column in events:
+        values[f"fired:{column}"] = chunk.passed(column)[4]
         values.update(chunk.moments(f"event:{column}", column))
-        values[f"fired:{column}"] = int(np.count_nonzero(chunk[column] > 0))
     for per, column in meta.get("unit_columns", {}).items():
         values[f"units:{per}"] = chunk.total(column)
     return counted_frame(values, schema)

@@ -1,11 +1,11 @@
 """The one play loop: games in chunks, chunks in parallel (threads, or the workers of a Dask
 cluster), each chunk's rows written where it was played, the finished run renamed into place.
 
-Memory does not grow with the number of games, and no stage grows with the run: a chunk's rows
-are compressed and written to a part file (``simcore.parts``) by a writer thread while the next
-chunk plays (the compiled loop lets go of the interpreter), or by the Dask worker that played
-it; a run to a file is the folder of those parts, renamed into place when the last one is
-written: it appears complete or not at all.
+Memory does not grow with the number of games, and no stage grows with the run: each of the
+run's threads plays a chunk and compresses and writes its rows to a part file (``simcore.parts``)
+itself, side by side with the others (the compiled loop and the writer let go of the
+interpreter), as does each task thread of a Dask worker; a run to a file is the folder of those
+parts, renamed into place when the last one is written: it appears complete or not at all.
 
 The parts live in a folder beside the target named after it, ``.<name>.parts/``, with a
 manifest of the run's configuration.  Each part is renamed into place only when complete, so
@@ -41,7 +41,7 @@ from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_fol
 from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
-WRITERS = 2  # writer threads: chunks written while the next plays (more in flight would only hold memory)
+WRITERS = 2  # threads writing the rows a Dask worker sent back (one that does not see the run's folder)
 
 
 @dataclass
@@ -194,8 +194,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     (analysis/skill.py judges with Bonferroni intervals).
 
     ``reduce`` (without ``out``: ``simulate`` without ``--out``) keeps no rows at all: each
-    chunk's columns become ``reduce(columns)`` where the chunk was played (a writer thread while
-    the next chunk plays, or the Dask worker), the rows are dropped, and ``extra["reduced"]`` is
+    chunk's columns become ``reduce(columns)`` where the chunk was played (by the thread that
+    played it, or the Dask worker), the rows are dropped, and ``extra["reduced"]`` is
     ``reduce.merge`` of every chunk's (a merge must not depend on the order of its parts:
     analysis.summary.ChunkTotals, exact integer totals)."""
     if precision is not None and not 0 < precision < 0.5:
@@ -281,7 +281,7 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
     reduced: list = []  # chunk reductions not merged yet (with reduce)
     started = time.perf_counter()
     done = played = 0
-    writing: dict = {}  # future -> (start, n): chunks a writer thread is compressing and writing (or reducing)
+    writing: dict = {}  # future -> (start, n): rows sent back by a Dask worker, being written here
 
     def record(start: int, n: int, info: dict) -> None:
         if reduce is not None:

@@ -3,12 +3,14 @@
 ``balance simulate --out runs/bw4.parquet`` leaves a folder ``runs/bw4.parquet/``:
 
 - ``part-<start>-<games>.parquet``, one per chunk (20-digit numbers, so the names sort in game
-  order): the chunk's rows, zstd-compressed once, by the thread or the Dask worker that played
-  it, with the chunk's own figures (win sums, run-level tallies) in its footer (``PART_KEY``);
+  order): the chunk's rows, compressed once (``PART_CODEC``), by the thread or the Dask worker
+  that played it, with the chunk's own figures (win sums, run-level tallies) in its footer
+  (``PART_KEY``);
 - ``_run.parquet``: no rows, the run's columns and the run's metadata (``META_KEY``).
 
 Polars (``pl.scan_parquet("runs/bw4.parquet")``), pandas, pyarrow, Spark (which skip ``_``
-files) and DuckDB (``'runs/bw4.parquet/*.parquet'``) read the folder as one table in game order.
+files) and DuckDB (``'runs/bw4.parquet/*.parquet'``) read the folder as one table in game order
+(Spark with the reader that takes BYTE_STREAM_SPLIT integers: docs/scaling.md).
 Why a folder rather than one file: a Parquet file is written front to back by one writer, so
 one file means one thread re-encoding every row at the end (half the play loop's time on one
 thread, BENCHMARKS.md "A run end to end"); a folder is written in parallel as the run goes, and
@@ -45,7 +47,7 @@ RUN_FILE = "_run.parquet"  # the run's metadata and columns, no rows
 PART_NAME = re.compile(r"part-(\d{20})-(\d{20})\.parquet")
 CONFIG_ORDER = ("game", "players", "seed", "games", "precision", "strategies", "plugins", "variant", "rules",
                 "engine", "version", "schema")  # the order a refused --resume names a difference in
-# How a part is encoded (BENCHMARKS.md, "Parts encoded per column"): every column is fixed-width,
+# How a part is encoded (BENCHMARKS.md, "Chunks side by side"): every column is fixed-width,
 # written BYTE_STREAM_SPLIT (byte k of every value together: the high bytes of small numbers are
 # runs of zeros) and compressed with LZ4, with no dictionary and no statistics.  For a 262,144-game
 # BIRD & WEATHER chunk that is 19 ms of one core and 31 B a game, against 50 ms and 26 B for
@@ -72,8 +74,8 @@ def chunk_wins(columns: dict[str, np.ndarray]) -> list[float]:
 
 def reduce_chunk(reduce, columns: dict[str, np.ndarray], tallies) -> dict:
     """A chunk of a run that keeps no rows (``simcore.driver.run_games(reduce=)``): its figures,
-    as a part's, with ``reduce(columns)`` in place of a file.  On a writer thread or a Dask
-    worker, like ``write_part``."""
+    as a part's, with ``reduce(columns)`` in place of a file.  On the thread or the Dask worker
+    that played the chunk, like ``write_part``."""
     return {"wins": chunk_wins(columns), "tallies": tallies, "reduced": reduce(columns)}
 
 

@@ -457,6 +457,9 @@ def test_a_run_is_a_folder_every_reader_takes_as_one_table(tmp_path):
     assert pl.from_arrow(pq.read_table(out)).equals(rows)
     assert pd.read_parquet(out)["game"].tolist() == list(range(10_000))
     assert run_meta(out)["games"] == 10_000 and pl.read_parquet(out / "_run.parquet").height == 0
+    part = pq.ParquetFile(out / names[1]).metadata.row_group(0)  # the encoding docs/scaling.md states
+    assert {(part.column(i).encodings[-1], part.column(i).compression) for i in range(part.num_columns)} == {
+        ("BYTE_STREAM_SPLIT", "LZ4")}
 
     single = tmp_path / "single.parquet"  # as balance wrote runs before they were folders
     rows.write_parquet(single, metadata={"balance": json.dumps(run_meta(out))})
