@@ -5,7 +5,8 @@
 plays BIRD & WEATHER (4 players, random, seed 1) with the CHECKOUT's code (this commit or an old
 one, checked out elsewhere with `git worktree add`) and prints one JSON line: the run's wall and
 CPU seconds, and the seconds spent in the compiled play loop, in building each chunk's columns,
-in writing parts (wall time of the writer calls; with writer threads these overlap the play), in
+in writing parts (the writer calls' time summed over the threads that make them; with several
+threads these overlap the play), in
 merging parts into one file (before runs were folders) and in finishing the run."""
 import sys, time, importlib, threading, json, os
 repo, games, threads, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -14,7 +15,7 @@ os.chdir(repo)
 from simcore.game import get_game
 from simcore import driver
 g = get_game("bird-weather"); v = g.variant(); setup = g.setup(4, v); lineup = g.lineup("random", 4)
-kernels = importlib.import_module(g.kernels_module)
+kernels = lineup.kernels if hasattr(lineup, "kernels") else importlib.import_module(g.kernels_module)
 acc = {"kernel": 0.0, "run_chunk": 0.0, "write_wall": 0.0, "merge": 0.0, "publish": 0.0}
 lock = threading.Lock()
 def timed(name, f):
@@ -32,7 +33,8 @@ if hasattr(driver, "merge_parts"):
     driver.Parts.write = timed("write_wall", driver.Parts.write)
 else:
     import simcore.parts as parts
-    driver.write_part = timed("write_wall", parts.write_part)
+    parts.write_part = timed("write_wall", parts.write_part)  # where the chunk's own thread finds it
+    driver.write_part = parts.write_part
     parts.Parts.publish = timed("publish", parts.Parts.publish)
 driver.compile_kernels(g, setup, lineup, 1, announce=False)
 g.take_tallies()
