@@ -163,7 +163,9 @@ class LocalExecutor:
                 while pending or running:
                     while pending and len(running) < 2 * side:  # one playing and one waiting per thread
                         running.append(pool.submit(task, *pending.popleft()))
-                    yield running.popleft().result()
+                    result = running[0].result()  # still in ``running`` if Ctrl-C comes while it waits
+                    running.popleft()
+                    yield result
             finally:
                 stopped.set()
                 for future in running:

@@ -114,7 +114,7 @@ def test_sigkill_then_resume_is_bit_identical(tmp_path):
 def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
     out = tmp_path / "run.parquet"
     process = subprocess.Popen([sys.executable, "-m", "balance", "simulate", "sky-city", "-n", "2000000",
-                                "--chunk-size", "5000", "--threads", "1", "-q", "--out", str(out)],
+                                "--chunk-size", "5000", "--threads", "2", "-q", "--out", str(out)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     parts = parts_folder(out)
     deadline = time.monotonic() + 240
@@ -124,7 +124,10 @@ def test_sigterm_keeps_finished_chunks_and_says_how_to_finish(tmp_path):
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
     assert stderr.count("\n") == 1 and stderr.startswith("balance: interrupted: ") and "--resume" in stderr, stderr
-    assert "finished games kept" in stderr
+    # every part the two threads finished is counted, the one awaited when the signal came included
+    kept = len(list(parts.glob("part-*.parquet")))
+    assert f" {kept * 5_000:,} finished games kept" in stderr, (kept, stderr)
+    assert not list(parts.glob(".part-*"))
     assert not out.exists() and parts.is_dir() and not lock_path(out).exists()
 
 
