@@ -140,8 +140,8 @@ class LocalExecutor:
         import numba
         from concurrent.futures import ThreadPoolExecutor
 
-        ranges = list(ranges)
         threads = numba.get_num_threads() if threads is None else threads
+        ranges = even_pieces(list(ranges), threads)
         side = max(1, min(threads, len(ranges)))
         if side > 1 and not side_by_side_safe():
             side = 1
@@ -174,6 +174,25 @@ class LocalExecutor:
                     if (not future.cancelled() and future.exception() is None and future.result() is not None
                             and leftover is not None):
                         leftover(future.result())
+
+
+PIECES_A_THREAD = 4  # a run of fewer chunks than this per thread is cut finer, so no thread idles long at its end
+MIN_PIECE = 4096  # games: below this a piece is not worth a thread (and a part file) of its own
+
+
+def even_pieces(ranges: list[tuple[int, int]], threads: int) -> list[tuple[int, int]]:
+    """``ranges`` as the threads should play them.  A long run (at least ``PIECES_A_THREAD``
+    chunks a thread) is left as it is: the last round of chunks costs at most a quarter of a
+    chunk a thread.  A shorter one (a chunk or three, or one long chunk and one short) is cut
+    into about ``PIECES_A_THREAD`` pieces a thread, so that every thread plays to the end; a
+    piece is at least ``MIN_PIECE`` games (a run of a few hundred games is one piece, its
+    chunk's compiled loop on every thread).  Every game depends only on (seed, index), so the
+    rows do not depend on the cut."""
+    if len(ranges) >= PIECES_A_THREAD * threads or threads < 2:
+        return ranges
+    total = sum(n for _, n in ranges)
+    piece = max(MIN_PIECE, -(-total // (PIECES_A_THREAD * threads)))
+    return [(at, min(piece, start + n - at)) for start, n in ranges for at in range(start, start + n, piece)]
 
 
 def side_by_side_safe() -> bool:
