@@ -125,8 +125,9 @@ class LocalExecutor:
     """Chunks played in this process, side by side on the run's threads: each thread plays a
     chunk and writes it (or reduces it) itself, then takes the next.  No thread waits for
     another at the end of a chunk, and writing a chunk takes one thread's time, not all of
-    them (BENCHMARKS.md, "Chunks side by side").  A run of fewer chunks than threads gives each
-    chunk a share of the threads for its compiled loop instead."""
+    them (BENCHMARKS.md, "Chunks side by side").  A short run is cut into finer pieces first
+    (``even_pieces``); one of fewer pieces than threads gives each piece a share of the threads
+    for its compiled loop instead."""
 
     description = "this process"
 
