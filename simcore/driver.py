@@ -411,19 +411,16 @@ def _compiled_marker(lineup) -> Path | None:
     return Path(folder) / f".compiled-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
 
 
-# seconds to compile a game's stock play loop from an empty cache on the 2-core machine of
-# BENCHMARKS.md (tests/warm_kernels.py measures the same): the first run's progress line says
-# them, and simcore/warm.py deals the games to processes so that the last one ends early
-COMPILE_SECONDS = {"bird-weather": 75, "chimera": 87, "sky-city": 58, "ten-tricks": 28, "triatri": 98}
-# the same for a line-up of random seats, which plays the random build (simcore/builds.py), each
-# the first `simulate GAME` from an empty cache on the shared 2-core AMD EPYC (2026-11-28), a slower
-# machine than the stock figures' (BENCHMARKS.md, "The first command"); TriATri's and Chimera's
-# since their random builds leave out the loop for other players (53 s -> 20 s and 55 s -> 29 s on
-# 2026-11-29's faster Intel Xeon, scaled to the EPYC), and TriATri's, Chimera's and ALEA's since
-# Numba's copy propagation and IR inliner copy plainly (x0.49, x0.50, x0.50 on the Xeon;
-# simcore/jit.py); a rules file's, hearts.toml's 23-25 s
-RANDOM_COMPILE_SECONDS = {"bird-weather": 25, "chimera": 50, "sky-city": 40, "ten-tricks": 30, "triatri": 30}
-RULES_FILE_COMPILE_SECONDS = 25
+# seconds a game's first command takes from an empty cache, compile and all, on the shared 2-core
+# Intel Xeon of BENCHMARKS.md (2026-11-29, after simcore/jit.py's plain copies; the AMD EPYC of
+# earlier sessions took about twice as long): the first run's progress line says them, and
+# simcore/warm.py deals the games to processes so that the last one ends early.  The stock play
+# loop (`simulate GAME -s heuristic -n 1000`; ALEA's `-s expected-value`)
+COMPILE_SECONDS = {"bird-weather": 26, "chimera": 44, "sky-city": 25, "ten-tricks": 25, "triatri": 55}
+# a line-up of random seats, which plays the random build (simcore/builds.py): `simulate GAME -n
+# 100000`; a rules file's, examples/games/hearts.toml's
+RANDOM_COMPILE_SECONDS = {"bird-weather": 7, "chimera": 16, "sky-city": 17, "ten-tricks": 11, "triatri": 12}
+RULES_FILE_COMPILE_SECONDS = 8
 
 
 def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
