@@ -149,7 +149,7 @@ def test_the_first_compile_announces_itself(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other-cache"))
     known = types.SimpleNamespace(title="The Sky City of ALEA", name="sky-city", run_chunk=lambda *args: None)
     driver.compile_kernels(known, None, lineup, 1, announce=True)
-    assert err.getvalue().splitlines()[2] == ("compiling The Sky City of ALEA kernels, first run only (about 58 s "
+    assert err.getvalue().splitlines()[2] == ("compiling The Sky City of ALEA kernels, first run only (about 25 s "
                                               "on a 2-core machine)...")
 
 
