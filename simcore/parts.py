@@ -50,8 +50,8 @@ CONFIG_ORDER = ("game", "players", "seed", "games", "precision", "strategies", "
 # How a part is encoded (BENCHMARKS.md, "Chunks side by side"): every column is fixed-width,
 # written BYTE_STREAM_SPLIT (byte k of every value together: the high bytes of small numbers are
 # runs of zeros) and compressed with LZ4, with no dictionary and no statistics.  For a 262,144-game
-# BIRD & WEATHER chunk that is 25 ms of one core and 31 B a game, against 50 ms and 26 B for
-# Polars' own choice at zstd level 1; zstd on the same split bytes is 39 ms and 22 B.
+# BIRD & WEATHER chunk that is 20 ms of one core and 31 B a game, against 49 ms and 26 B for
+# Polars' own choice at zstd level 1; zstd on the same split bytes is 34 ms and 22 B.
 PART_CODEC = "lz4"  # LZ4_RAW in the file
 PART_PAGE = 1 << 20  # bytes per data page (larger pages cost no less with these encodings)
 
