@@ -308,12 +308,11 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
             raise write_failure(parts.out, exc, parts.kept()) from None
 
     def written(future) -> None:
+        """A part written here from the rows a Dask worker sent back (only with ``parts``)."""
         start, n = writing.pop(future)
         try:
             info = future.result()
         except OSError as exc:
-            if parts is None:  # a reduction, not a write, failed
-                raise
             raise write_failure(parts.out, exc, parts.kept()) from None
         record(start, n, info)
 

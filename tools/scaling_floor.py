@@ -26,18 +26,24 @@ from simcore.game import get_game  # noqa: E402
 STEPS = 400  # xorshift steps a game: about the play loop's time per game on one thread
 
 
+@numba.njit(inline="always")
+def game_work(index):
+    """A game's stand-in: STEPS xorshift steps from its index."""
+    x = np.uint64(index + 1) * np.uint64(0x9E3779B97F4A7C15)
+    for _ in range(STEPS):
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+    return x
+
+
 @numba.njit(parallel=True, cache=True)
 def compute(start, n, sink):
     blocks = (n + 255) // 256
     for b in numba.prange(blocks):
         total = np.uint64(0)
         for i in range(b * 256, min(n, b * 256 + 256)):
-            x = np.uint64(start + i + 1) * np.uint64(0x9E3779B97F4A7C15)
-            for _ in range(STEPS):
-                x ^= x << np.uint64(13)
-                x ^= x >> np.uint64(7)
-                x ^= x << np.uint64(17)
-            total += x
+            total += game_work(start + i)
         sink[b] = total
 
 
@@ -46,11 +52,7 @@ def compute_rows(start, n, rows):
     blocks = (n + 255) // 256
     for b in numba.prange(blocks):
         for i in range(b * 256, min(n, b * 256 + 256)):
-            x = np.uint64(start + i + 1) * np.uint64(0x9E3779B97F4A7C15)
-            for _ in range(STEPS):
-                x ^= x << np.uint64(13)
-                x ^= x >> np.uint64(7)
-                x ^= x << np.uint64(17)
+            x = game_work(start + i)
             for k in range(rows.shape[1]):
                 rows[i, k] = np.int16(x >> np.uint64(k))
 
