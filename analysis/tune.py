@@ -598,7 +598,10 @@ def winner_file(space: Space, document: dict) -> str:
     winner = document["winner"]
     settings = {**document["from"]["settings"], **winner["settings"]}
     changes = change_text(winner["settings"], document) or "no change"
-    lines = [f"game = {toml_value(space.game)}",
+    # a rules file's [game] keys cannot sit beside `game = "my-game.toml"`: such a variant names
+    # its game with rules_file (simcore/games/trick/game.py)
+    header = "rules_file" if any(key.startswith("game.") for key in settings) else "game"
+    lines = [f"{header} = {toml_value(space.game)}",
              f"name = {toml_value('tuned: ' + changes)}",
              "description = " + toml_value(f"balance tune {space.path.name} --seed {document['seed']}: the smallest "
                                            "change found that meets every target")]

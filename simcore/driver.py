@@ -427,6 +427,7 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     sees only games.  The first compile takes a while: with ``announce`` it says so on stderr."""
     import sys
 
+    lineup = game.play_loop(setup, lineup)
     marker = _compiled_marker(lineup)
     fresh = announce and marker is not None and not marker.exists()
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]

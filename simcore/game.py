@@ -329,6 +329,12 @@ class Game:
             kernels = random_build(strategies, kernels)
         return Lineup(tuple(names), seat_ids, params, kernels, tuple(p.path for p in plugins))
 
+    def play_loop(self, setup, lineup: Lineup) -> Lineup:
+        """``lineup`` on the compiled play loop that plays ``setup``'s rules: the line-up's own,
+        except in a game whose rules in force choose their loop (a rules file's variant with
+        hooks of its own, simcore/games/trick/game.py)."""
+        return lineup
+
     def check_lineup(self, setup, lineup: Lineup) -> None:
         """Refuse a strategy parameter the rules in force make meaningless (a game whose
         parameters depend on its variant checks them here; the driver asks before any game)."""

@@ -430,3 +430,94 @@ def test_players_ignore_what_their_seat_cannot_see(path, strategy):
         compared += 1
         changed += other != hands
     assert compared >= 10 and changed >= compared - 2  # the pairs' deals differ
+
+
+# --- a variant's hooks --------------------------------------------------------------------------
+
+LOWEST_WINS_HOOKS = '''"""Every trick goes to the lowest card of the suit led (a variant's hook)."""
+from simcore.games.trick.rules import C_RANK, C_SUIT, T_PLAY
+
+
+def trick_winner(table, n_played, candidate, cards, masks, rules, trump):
+    m = n_played + (1 if candidate >= 0 else 0)
+    lead = table[T_PLAY]
+    best, best_rank = 0, cards[C_RANK, lead]
+    for i in range(1, m):
+        c = candidate if i == n_played else table[T_PLAY + i]
+        if cards[C_SUIT, c] == cards[C_SUIT, lead] and cards[C_RANK, c] < best_rank:
+            best, best_rank = i, cards[C_RANK, c]
+    return best
+'''
+
+
+def _hearts_with(tmp_path, module: str | None) -> Path:
+    """examples/games/hearts.toml copied into tmp_path, with `[hooks] module` when given."""
+    text = (ROOT / HEARTS).read_text()
+    path = tmp_path / ("hearts.toml" if module is None else f"hearts-{Path(module).stem}.toml")
+    path.write_text(text + (f'\n[hooks]\nmodule = "{module}"\n' if module else ""))
+    return path
+
+
+def _lowest_takes_every_trick(game, setup, logs) -> int:
+    from simcore.games.trick.rules import C_RANK, C_SUIT
+
+    ranks = {name: setup.cards[C_RANK, i] for i, name in enumerate(setup.names)}
+    suits = {name: setup.cards[C_SUIT, i] for i, name in enumerate(setup.names)}
+    checked = 0
+    for log in logs:
+        for trick in log["tricks"]:
+            led = [c for c in trick["cards"] if suits[c] == suits[trick["cards"][0]]]
+            low = min(led, key=ranks.get)
+            position = (trick["winner"] - trick["leader"]) % log["players"]
+            assert trick["cards"][position] == low, trick
+            checked += 1
+    return checked
+
+
+def test_a_variant_that_adds_or_changes_hooks_plays_them(tmp_path):
+    """A variant setting `hooks.module` plays its hooks, not the file's (it was ignored: every
+    game played the base file's hooks and whatif said "no change"): adding hooks to a file without
+    them, and changing a file's hooks for others.  A path in a variant file is read from the
+    variant file's folder; the rows equal a rules file with those hooks written in."""
+    (tmp_path / "lowest.py").write_text(LOWEST_WINS_HOOKS)
+    # the highest of the led suit wins: the keys' own rule, said as a hook
+    (tmp_path / "highest.py").write_text(LOWEST_WINS_HOOKS.replace("< best_rank", "> best_rank"))
+    plain = _hearts_with(tmp_path, None)
+    hooked = _hearts_with(tmp_path, "highest.py")
+    written = _hearts_with(tmp_path, "lowest.py")
+    folder = tmp_path / "variants"
+    folder.mkdir()
+    for base in (plain, hooked):
+        variant_file = folder / f"low-{base.stem}.toml"
+        variant_file.write_text(f'game = "{base.name}"\nname = "lowest wins"\n\n[hooks]\nmodule = "../lowest.py"\n')
+        game = get_game(str(base))
+        variant = game.variant(variant_file)
+        assert variant.settings == {"hooks.module": "lowest.py"}
+        setup = game.setup(4, variant)
+        lineup = game.lineup("random", 4)
+        logs = game.kernel_logs(setup, lineup, 5, range(40))
+        assert _lowest_takes_every_trick(game, setup, logs) == 40 * 13
+        # the published rules still play their own hooks (or none): the highest takes the tricks
+        stock = game.kernel_logs(game.setup(4, game.variant()), lineup, 5, range(40))
+        assert stock != logs
+        rows = {}
+        for name, args in (("variant", (base, "--variant", variant_file)), ("written", (written,)),
+                           ("published", (base,))):
+            out = tmp_path / f"{base.stem}-{name}.parquet"
+            code, _, err = balance("simulate", *args, "-p", 4, "-n", 3000, "--seed", 5, "-q", "--out", out)
+            assert code == 0, err
+            import polars as pl
+
+            rows[name] = pl.read_parquet(out).select(["score_0", "score_1", "score_2", "score_3"])
+        assert rows["variant"].equals(rows["written"])
+        assert not rows["variant"].equals(rows["published"])
+    # the whatif sees the change (it said "no change" when the variant's hooks were ignored)
+    code, out, err = balance("whatif", hooked, "-p", 4, "--variant", folder / f"low-{hooked.stem}.toml",
+                             "-n", 2000, "--seed", 5, "--json")
+    assert code == 0, err
+    import json
+
+    variant = json.loads(out)["variants"][0]
+    assert variant["settings"] == {"hooks.module": "lowest.py"}
+    led = next(f for f in variant["figures"] if f["key"] == "event:leads_won")
+    assert led["change"] > 0.03 and led["p_value"] < 1e-6  # the led suit's low card takes its tricks

@@ -50,6 +50,8 @@ def hooked_build(spec, random_only: bool):
         copy = module_copy(stock_kernel, folder, f"kernel_{key}{'_random' if random_only else ''}",
                            {"__strategies__": dispatch, "__hooks__": compiled})
         copy.__balance_random__ = random_only
+        copy.__balance_hooks__ = hooks_digest(spec)  # which hooks it plays (RulesFileGame.play_loop)
+        copy.__balance_hooks_module__ = spec.model.hooks.module
         _HOOKED[kind] = copy
     return _HOOKED[kind]
 
@@ -106,16 +108,37 @@ class RulesFileGame(Game, rules=tr):
         return STRATEGIES
 
     def lineup(self, spec=None, players: int = 4, plugin_paths=()):
-        """A line-up as for any game; with hooks, the play loop they are compiled into."""
+        """A line-up as for any game; with hooks, the play loop they are compiled into (the rules
+        file's own: a variant that sets ``hooks.module`` plays its hooks, ``play_loop``)."""
+        return self._hooked(super().lineup(spec, players, plugin_paths), self.spec)
+
+    def _hooked(self, lineup, spec):
+        """``lineup`` on the play loop of ``spec``'s hooks: the stock (or random) loop without
+        hooks, else the build with them compiled in (``hooked_build``)."""
         import dataclasses
 
-        lineup = super().lineup(spec, players, plugin_paths)
-        if self.spec.model.hooks is None:
+        from simcore.games.trick.rulesfile import hooks_digest
+
+        wanted = hooks_digest(spec)
+        if getattr(lineup.kernels, "__balance_hooks__", None) == wanted:
             return lineup
+        if wanted is None:  # a hooked line-up for a spec without hooks: the stock loop's line-up
+            return Game.lineup(self, list(lineup.names), len(lineup.names))
         if lineup.plugins:
-            raise BalanceError(f"{self.path}: strategy plug-ins for a rules file with hooks are not supported yet")
+            raise BalanceError(f"{spec.path}: strategy plug-ins for a rules file with hooks are not supported yet")
         random_only = bool((lineup.ids == self.strategy_module().RANDOM).all())
-        return dataclasses.replace(lineup, kernels=hooked_build(self.spec, random_only))
+        return dataclasses.replace(lineup, kernels=hooked_build(spec, random_only))
+
+    def play_loop(self, setup, lineup):
+        """The line-up on the play loop of the rules in force: a variant's ``hooks.module`` (set
+        or changed) has its own build, keyed on that module's hash."""
+        return self._hooked(lineup, setup.spec)
+
+    def run_chunk(self, setup, lineup, seed: int, start: int, n: int):
+        return super().run_chunk(setup, self.play_loop(setup, lineup), seed, start, n)
+
+    def logged_batch(self, setup, lineup, seed: int, indices):
+        return super().logged_batch(setup, self.play_loop(setup, lineup), seed, indices)
 
     def play_chunk(self, lineup, seed: int, keys, start: int, n: int, inputs: tuple, outputs: tuple,
                    status: np.ndarray) -> None:
@@ -143,7 +166,8 @@ class RulesFileGame(Game, rules=tr):
         broke = np.flatnonzero(np.asarray(status) == -4)
         if broke.size:
             first = broke[0] + games if isinstance(games, int) else games[broke[0]]
-            raise BalanceError(f"{self.path}: a hook of {self.spec.model.hooks.module} broke the rules in game "
+            module = getattr(lineup.kernels, "__balance_hooks_module__", None) or self.spec.model.hooks.module
+            raise BalanceError(f"{self.path}: a hook of {module} broke the rules in game "
                                f"{int(first)} of seed {seed}: 'legal' gave no card or a card not in the hand, "
                                "'trick_winner' a position outside the trick, or a round's score is past "
                                f"±{tr.SCORE_LIMIT // self.spec.model.game.rounds:,}")
@@ -152,20 +176,28 @@ class RulesFileGame(Game, rules=tr):
     # --- variants and setup --------------------------------------------------------------
     def variant(self, path=None, overrides: dict | None = None) -> Variant:
         """A variant of a rules file: dotted overrides of its keys (``deal.hand_size``), from a
-        variant file (``game = "my-game.toml"`` and the keys it changes, as ``[deal]`` tables or
-        dotted keys) and/or ``overrides``; checked like the rules file itself."""
+        variant file (``game = "my-game.toml"``, or ``rules_file = ...`` where it changes a
+        ``[game]`` key, and the keys it changes, as ``[deal]`` tables or dotted keys) and/or
+        ``overrides``; checked like the rules file itself."""
         from simcore.variants import read_toml
 
         settings, name, description, source = {}, None, "", None
         if path is not None:
             data = read_toml(path, "variant file")
             source = str(path)
-            if "game" not in data:
-                raise BalanceError(f"{path}: a variant file must say which game it is for, e.g. game = \"{self.path}\"")
-            if Path(str(data["game"])).name != Path(self.path).name:
-                raise BalanceError(f"{path}: this variant is for '{data['game']}', not '{self.path}'")
+            # which game: `game = "my-game.toml"`, or `rules_file = "my-game.toml"` where the
+            # variant changes keys of the rules file's own [game] table (`[game]` rounds = 3)
+            named = data.get("rules_file", data["game"] if isinstance(data.get("game"), str) else None)
+            if named is None:
+                example = f'rules_file = "{self.path}"' if "game" in data else f'game = "{self.path}"'
+                raise BalanceError(f"{path}: a variant file must say which game it is for, e.g. {example}")
+            if Path(str(named)).name != Path(self.path).name:
+                raise BalanceError(f"{path}: this variant is for '{named}', not '{self.path}'")
             name, description = data.get("name"), data.get("description", "")
-            settings = flatten({k: v for k, v in data.items() if k not in ("game", "name", "description")})
+            header = ("rules_file", "name", "description") + (("game",) if isinstance(data.get("game"), str) else ())
+            settings = flatten({k: v for k, v in data.items() if k not in header})
+            if "hooks.module" in settings:  # a path in a variant file is read from the variant file's folder
+                settings["hooks.module"] = self.hooks_from(Path(source).parent, settings["hooks.module"])
         settings.update(flatten(dict(overrides or {})))
         where = source or self.path
         try:
@@ -175,6 +207,15 @@ class RulesFileGame(Game, rules=tr):
         if name is None:
             name = Path(source).stem if source else (", ".join(f"{k}={v}" for k, v in settings.items()) or "default")
         return Variant(self.name, str(name), str(description), settings, source)
+
+    def hooks_from(self, folder: Path, module) -> object:
+        """A ``hooks.module`` named in a file of ``folder`` as the rules file's keys name it:
+        relative to the rules file's folder (anything but a path is left for the schema's line)."""
+        import os
+
+        if not isinstance(module, str) or Path(module).is_absolute():
+            return module
+        return Path(os.path.relpath(folder / module, Path(self.path).parent)).as_posix()
 
     def setup(self, players: int, variant: Variant):
         self.check_players(players)
@@ -320,6 +361,7 @@ class RulesFileGame(Game, rules=tr):
         infos = np.full((1, tr.ROUND_WIDTH), -1, dtype=np.int64)
         scores = np.zeros(tr.MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(tr.N_COUNTERS, dtype=np.int64)
+        lineup = self.play_loop(setup, lineup)
         status = lineup.kernels.play_scripted(dealt, dealer, trump_card, offset, setup.rules, setup.cards, setup.masks,
                                               lineup.ids, lineup.params, 0, seat_keys(0),
                                               np.asarray(script, dtype=np.int64), log, infos, scores, counters)
