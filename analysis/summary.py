@@ -415,6 +415,8 @@ def _event_totals(meta: dict) -> list[pl.Expr]:
     """The totals of ``event_rates``: units played, and each event's moments and games fired."""
     totals = [count().alias("games")]
     totals += [exact_sum(pl.col(column)).alias(f"units:{per}") for per, column in meta.get("unit_columns", {}).items()]
+    for per, column in meta.get("unit_columns", {}).items():  # the game's length in each unit, and its spread
+        totals += moment_totals(f"length:{per}", pl.col(column).cast(pl.Int64))
     for event in meta["events"] or [_STAND_IN]:
         column = event["column"]
         fired = pl.col(column).cast(pl.Int64)
@@ -606,6 +608,7 @@ def _counted_rows(chunk: Counted, meta: dict, schema) -> pl.DataFrame | None:
         values.update(chunk.moments(f"event:{column}", column))
     for per, column in meta.get("unit_columns", {}).items():
         values[f"units:{per}"] = chunk.total(column)
+        values.update(chunk.moments(f"length:{per}", column))
     return counted_frame(values, schema)
 
 
@@ -707,6 +710,7 @@ def summary_of_totals(totals: dict[str, Totals], meta: dict, confidence: float =
                "rate_ci": None if e["method"] is None else pair_or_none((e["ci_low"], e["ci_high"])),
                "rate_method": e["method"]}
               for e in event_rows.iter_rows(named=True)]
+    length = _length_of(rows, meta, confidence)
     missing_units = sorted({e["per"] for e in events if e["units_per_game"] is None})
     if missing_units:
         notes.append("no per-game count of " + ", ".join(f"'{u}'" for u in missing_units)
@@ -722,12 +726,50 @@ def summary_of_totals(totals: dict[str, Totals], meta: dict, confidence: float =
         "version": meta.get("version"), "strategies": names, "variant": variant_info(meta),
         "assumed": list(meta["assumed"]), "notes": notes, "confidence": confidence,
         "seats": seats, "first_player_advantage": advantage, "seat_balance": balance,
-        "events": events,
+        "events": events, "length": length, "round_cap": meta.get("round_cap"),
         # who sits first: every built-in game's seat 1 plays first; a rules file may deal the lead
         # elsewhere (to the two of clubs' holder, a random dealer's left), and its metadata says so
         "first_seat": meta.get("first_seat", "seat 1 plays first"),
         "seat_1_plays_first": bool(meta.get("seat_1_plays_first", True)),
     }
+
+
+LENGTH_UNITS = ("round", "trick")  # a game's length, in the units it counts
+
+
+def _length_of(rows: pl.LazyFrame, meta: dict, confidence: float) -> list[dict]:
+    """How long a game is, per unit (round, trick): ``{per, mean, ci, varies}``, from the rows'
+    per-game counts (``unit_columns``: a game played to a target) with a normal interval, or the
+    rules' constant (``<per>s_per_game``, a whole number: every game the same length)."""
+    out = []
+    unit_columns = meta.get("unit_columns", {})
+    for per in LENGTH_UNITS:
+        if per in unit_columns:
+            mean, sd = moments(f"length:{per}")
+            row = rows.select(mean.alias("m"), sd.alias("s"), pl.col(f"length:{per}:n").sum().alias("n")).collect()
+            m, s, n = row.row(0)
+            low, high = stats.mean_interval(m, s or 0.0, int(n), confidence)
+            out.append({"per": per, "mean": m, "ci": [low, high], "varies": True})
+            continue
+        constant = units_per_game(meta, per)
+        if constant is not None and float(constant).is_integer():
+            out.append({"per": per, "mean": constant, "ci": [constant, constant], "varies": False})
+    return out
+
+
+def length_line(summary: dict) -> str | None:
+    """``game length: 5.69 rounds [5.66, 5.72] and 68.3 tricks [...] per game``, None where the
+    run does not say."""
+    parts = []
+    for entry in summary.get("length") or []:
+        unit = f"{entry['per']}s" if entry["mean"] != 1 else entry["per"]
+        if entry["varies"]:
+            parts.append(f"{fmt_num_ci(entry['mean'], entry['ci'])} {unit}")
+        else:
+            parts.append(f"{entry['mean']:g} {unit}")
+    if not parts:
+        return None
+    return "game length: " + " and ".join(parts) + " per game"
 
 
 def strategy_strength(seats: list[dict], games: int, players: int,
@@ -843,6 +885,8 @@ def format_summary(summary: dict) -> str:
         out += ["", "strategy strength (mixed line-up: seat differences are skill, not seat order):"]
         out += fixed_width(*strength_table(summary))
     out += ["", advantage_line(summary), balance_line(summary)]
+    if length_line(summary):
+        out.append(length_line(summary))
     if summary["events"]:
         out += ["", f"rule events ({games_phrase(summary['games'])}):"]
         out += fixed_width(*event_table(summary))

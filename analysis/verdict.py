@@ -246,6 +246,8 @@ def summary_verdict(summary: dict) -> dict:
         second = (f"Beyond ±{limit:g} pp of the fair share: {' and '.join(out_of_line)}" if out_of_line else
                   f"No strategy is settled as more than {limit:g} pp from the fair share")
         second += "; for the first seat's edge give every seat one strategy, or rotate the seats (balance tournament)."
+        if cap_sentence(summary):
+            second += " " + cap_sentence(summary)
         outcome = "beyond" if out_of_line else ("within" if all(j == "within" for _, j in judged) else "unsettled")
         return {"sentences": [first, second], "note": stated("seat_pp"), "tone": "info", "judgement": outcome,
                 "kind": "strategy strength", "players": None}
@@ -274,8 +276,28 @@ def summary_verdict(summary: dict) -> dict:
                     + (f" and the largest edge is {_seat(largest['seat'])}'s {pp(largest['edge_pp'], largest['ci_pp'])}."
                        if largest["seat"] != 0 else "."))
         outcome = "within"
-    return {"sentences": [sentence], "note": stated("seat_pp"), "tone": tone(outcome), "judgement": outcome,
-            "kind": "seat edge", "seat_edges": edges, "players": lineup_players(summary)}
+    capped = cap_sentence(summary)
+    sentences = [sentence]
+    if capped and outcome == "within":  # stopped games are decided by who was ahead: no "fair" from them
+        sentences = [f"Not called fair {who}: {capped} Every seat is within ±{limit:g} pp of the fair {fair:.1f}%, "
+                     f"seat 1 at {pp(first['edge_pp'], first['ci_pp'])}, but that judges the game as the cap cut it."]
+        outcome = "unsettled"
+    elif capped:
+        sentences.append(capped)
+    return {"sentences": sentences, "note": stated("seat_pp"), "tone": tone(outcome), "judgement": outcome,
+            "kind": "seat edge", "seat_edges": edges, "players": lineup_players(summary), "capped": bool(capped)}
+
+
+def cap_sentence(summary: dict) -> str | None:
+    """What a cap on the game's length did, where it stopped games (a rules file played to
+    game.target that ran out of game.rounds): ``12.0% [11.4, 12.6] of games hit the cap ...``."""
+    capped = next((e for e in summary.get("events") or [] if e["column"] == "capped" and e["games_fired"]), None)
+    if capped is None:
+        return None
+    cap = summary.get("round_cap")
+    rounds = f"the cap of {cap} rounds (game.rounds)" if cap else "the cap on rounds"
+    return (f"{pct(capped['fired_share'], capped['fired_share_ci'])} of games hit {rounds} before any total "
+            "reached game.target: they were stopped, not finished, and won by whoever was ahead.")
 
 
 def _deciding(edges: list[dict], outcome: str) -> dict:

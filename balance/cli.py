@@ -113,6 +113,20 @@ SearchGamesOpt = Annotated[int, typer.Option(
     "--search-games", help="Games for each skill figure with search players (they think at every decision).")]
 
 
+def _players(game_name: str, players: int | None) -> int:
+    """--players, else 4 where the game is played by 4, else its one player count (a rules file
+    for 2 players alone needs no -p 2); a game of several counts without 4 asks for it."""
+    if players is not None:
+        return players
+    from simcore.errors import BalanceError
+    from simcore.game import get_game
+
+    counts = get_game(game_name).player_counts
+    if 4 in counts or len(counts) == 1:
+        return 4 if 4 in counts else counts[0]
+    raise BalanceError(f"{game_name} is played by {', '.join(map(str, counts))} players: say how many with --players")
+
+
 def _game_and_setup(game_name, players, variant_path, deals):
     from simcore.game import get_game
 
@@ -208,7 +222,10 @@ def new_game(
     title = title[:1].upper() + title[1:]
     text = files("simcore.games.trick").joinpath("new-game.toml").read_text(encoding="utf-8")
     text = text.replace("# NAME:", f"# {title}:").replace('name = "NAME"', f"name = {json.dumps(title)}")
-    text = text.replace("balance simulate FILE", f"balance simulate {path}")
+    import shlex
+
+    command = f"balance simulate {shlex.quote(str(path))}"  # a name with spaces, quoted as a shell needs it
+    text = text.replace("balance simulate FILE", command)
     staged = path.parent / f".{path.name}.tmp"
     try:  # whole or not at all
         staged.write_text(text, encoding="utf-8")
@@ -217,7 +234,7 @@ def new_game(
         raise _error(f"cannot write {path}: {exc.strerror}") from None
     read_rules(path)  # what it writes plays as it is
     typer.echo(f"wrote {path}: a four-suit game of tricks for 3 to 5 players; change what yours does differently "
-               f"(docs/rules-files.md), then: balance simulate {path} --players 4")
+               f"(docs/rules-files.md), then: {command} --players 4")
 
 
 @app.command()
@@ -246,7 +263,7 @@ def games(as_json: JsonOpt = False):
 @app.command()
 def simulate(
     game: GameArg,
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[Optional[int], typer.Option(
         "--games", "-n", help="Number of games (default 100,000); with --precision the most to play "
                               "(default 50,000,000).")] = None,
@@ -269,6 +286,7 @@ def simulate(
     scheduler: SchedulerOpt = None,
 ):
     """Simulate GAME and print seat win shares, first-player advantage and rule-event rates."""
+    players = _players(game, players)
     from analysis.summary import ChunkTotals, format_summary, summarize, summary_json, summary_of_totals
     from simcore.driver import run_games, run_metadata
     from simcore.parts import scan_run
@@ -401,7 +419,7 @@ def book(
 @app.command()
 def cards(
     game: GameArg,
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[Optional[int], typer.Option(
         "--games", "-n", help="Games to simulate (default 200,000; with --cause, deals per card, default "
                               "20,000).")] = None,
@@ -423,6 +441,7 @@ def cards(
 ):
     """Card strength: each card's effect on win share when in the opening hand (seat-controlled, BH-flagged);
     with --cause, what playing it is worth to its holder on the same deals."""
+    players = _players(game, players)
     import tempfile
 
     import polars as pl
@@ -487,7 +506,7 @@ def tournament(
     strategies: Annotated[str, typer.Option(
         "--strategies", "-s", help="The strategies that play each other, comma-separated: at least two different "
                                    "names (see `balance games`).")],
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[int, typer.Option(
         "--games", "-n", help="Games in TOTAL, split evenly over the seatings and rounded up to whole games per "
                               "seating (the count played is printed).")] = 100_000,
@@ -508,6 +527,7 @@ def tournament(
 ):
     """Strategies against each other in every seating (seat effects cancel): head-to-head matrix,
     Bradley-Terry ratings, and first-player advantage per skill tier (docs/tournament.md)."""
+    players = _players(game, players)
     from analysis.tournament import format_text, run_tournament, write_report
 
     with _claim(out, force), _cluster(cluster, scheduler):
@@ -526,7 +546,7 @@ def tournament(
 @app.command()
 def ladder(
     game: GameArg,
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[int, typer.Option(
         "--games", "-n", help="Games per rung, split evenly over the seats (rounded up to whole deals).")] = 8_000,
     rungs: Annotated[Optional[str], typer.Option(
@@ -544,6 +564,7 @@ def ladder(
 ):
     """The skill ladder: each of GAME's players (random, greedy, heuristic, search, stronger search)
     against a field of the one below, seats rotated, with 95% intervals and the fair share."""
+    players = _players(game, players)
     from analysis.ladder import format_text, run_ladder, write_report
 
     names = [name.strip() for name in rungs.split(",")] if rungs else None
@@ -555,7 +576,7 @@ def ladder(
 @app.command()
 def exploits(
     game: GameArg,
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[int, typer.Option(
         "--games", "-n", help="Screening games per candidate, split evenly over the seats; the best are "
                               "confirmed on 5x as many fresh games.")] = 2_000,
@@ -582,6 +603,7 @@ def exploits(
 ):
     """Exploit search: does a simple strategy (a rule of thumb, a parameter setting) beat a field of GAME's
     heuristic players by more than the threshold? Screen, then confirm the best on fresh games."""
+    players = _players(game, players)
     from analysis.exploits import check_out_dir, find_exploits, format_text, write_report
 
     names = [name.strip() for name in candidates.split(",") if name.strip()] if candidates else None
@@ -599,7 +621,7 @@ def whatif(
     game: GameArg,
     variant: Annotated[list[Path], typer.Option(
         "--variant", help="Variant TOML file to compare with the published rules (repeatable; at least one).")],
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per run: the baseline and each variant.")] = 100_000,
     seed: SeedOpt = 1,
     strategies: StrategiesOpt = None,
@@ -614,6 +636,7 @@ def whatif(
 ):
     """The published rules and each variant on the same games: every headline figure, its change,
     a paired 95% interval and p-value, and how much the shared deals sharpened it (docs/whatif.md)."""
+    players = _players(game, players)
     from analysis import whatif as comparison
 
     with _claim(out, force), _cluster(cluster, scheduler):
@@ -629,7 +652,7 @@ def sweep(
     setting: Annotated[str, typer.Option(
         "--set", help="KEY=START..STOP[:STEP]: the variant key swept, START to STOP inclusive (e.g. target=30..60:5).")],
     variant: VariantOpt = None,
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per point.")] = 100_000,
     seed: SeedOpt = 1,
     strategies: StrategiesOpt = None,
@@ -644,6 +667,7 @@ def sweep(
 ):
     """One variant key swept over a range on the same games: first-player advantage, game length and
     every rule-event rate at each point with 95% intervals, and line charts with interval bands."""
+    players = _players(game, players)
     from analysis import sweep as sweeping
 
     with _claim(out, force), _cluster(cluster, scheduler):
@@ -751,7 +775,7 @@ def replay(
     game: GameArg,
     seed: SeedOpt = 1,
     index: Annotated[int, typer.Option("--index", "-i", help="Game index within the run (row `game`).")] = 0,
-    players: PlayersOpt = 4,
+    players: PlayersOpt = None,
     strategies: StrategiesOpt = None,
     variant: VariantOpt = None,
     deals: DealsOpt = None,
@@ -761,6 +785,7 @@ def replay(
     as_json: JsonOpt = False,
 ):
     """Print the trick-by-trick log of game INDEX of the run with SEED."""
+    players = _players(game, players)
     from simcore.game import get_game
 
     from simcore.game import check_seed

@@ -427,7 +427,7 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     sees only games.  The first compile takes a while: with ``announce`` it says so on stderr."""
     import sys
 
-    lineup = game.play_loop(setup, lineup)
+    lineup = game.play_loop(setup, lineup) if hasattr(game, "play_loop") else lineup
     marker = _compiled_marker(lineup)
     fresh = announce and marker is not None and not marker.exists()
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
@@ -438,7 +438,8 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
         seconds = (None if plugins else RULES_FILE_COMPILE_SECONDS if name.endswith(".toml") and table is RANDOM_COMPILE_SECONDS
                    else table.get(name))
         how_long = f"about {seconds} s on a 2-core machine" if seconds else "a minute or two"
-        print(f"compiling {what}, first run only ({how_long})...", file=sys.stderr, flush=True)
+        # once per engine (and hooks module, and plug-in): an edit or an upgrade compiles afresh
+        print(f"compiling {what}, once until their sources change ({how_long})...", file=sys.stderr, flush=True)
     started = time.perf_counter()
     game.run_chunk(setup, lineup, seed, 0, 0)
     if marker is not None and not marker.exists():

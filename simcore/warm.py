@@ -78,7 +78,7 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
         return []
     longest = max(sum(_seconds(n) for n in share) for share in shares)
     if announce:
-        print(f"compiling {len(cold)} games' kernels in {len(shares)} processes, first run only (about "
+        print(f"compiling {len(cold)} games' kernels in {len(shares)} processes, once until their sources change (about "
               f"{longest // 60 + 1} min on a 2-core machine): {', '.join(cold)}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     stock_only = [] if random_builds_wanted() else [STOCK_ONLY]

@@ -140,7 +140,7 @@ def test_the_first_compile_announces_itself(tmp_path, monkeypatch):
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
     driver.compile_kernels(game, None, lineup, 1, announce=True)
-    assert err.getvalue().splitlines()[0] == ("compiling Trick-Take BIRD & WEATHER kernels, first run only "
+    assert err.getvalue().splitlines()[0] == ("compiling Trick-Take BIRD & WEATHER kernels, once until their sources change "
                                               "(a minute or two)...")
     assert err.getvalue().splitlines()[1].startswith("compiled Trick-Take BIRD & WEATHER kernels in ")
     driver.compile_kernels(game, None, lineup, 1, announce=True)
@@ -149,7 +149,7 @@ def test_the_first_compile_announces_itself(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other-cache"))
     known = types.SimpleNamespace(title="The Sky City of ALEA", name="sky-city", run_chunk=lambda *args: None)
     driver.compile_kernels(known, None, lineup, 1, announce=True)
-    assert err.getvalue().splitlines()[2] == ("compiling The Sky City of ALEA kernels, first run only (about 25 s "
+    assert err.getvalue().splitlines()[2] == ("compiling The Sky City of ALEA kernels, once until their sources change (about 25 s "
                                               "on a 2-core machine)...")
 
 

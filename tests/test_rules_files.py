@@ -364,7 +364,27 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
         "illegal card": (hooks.replace("    return follows if follows != 0 else hand",
                                        "    if table[T_NPLAYED] == 2:\n        return ~hand\n"
                                        "    return follows if follows != 0 else hand"),
-                         "a hook of my_hooks.py broke the rules in game 0"),
+                         "my_hooks.py: hook legal gave"),
+        # what Numba refuses: one line naming the hook, its line and the reason (it was Numba's
+        # traceback of 81 lines, 185 for a dict, or one blaming the engine's own game_buffers)
+        "unknown name": (hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
+                                       "    if table[T_NPLAYED] == 0:\n        return hand + undefined_thing", 1),
+                         "my_hooks.py, legal, line 18: does not compile: unknown name 'undefined_thing'"),
+        "a dict": (hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
+                                 "    seen = {'a': 1}\n    if table[T_NPLAYED] == 0:\n        return hand", 1),
+                   "my_hooks.py, legal: does not compile: it makes an array, list or dict"),
+        "an allocation": (hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
+                                        "    z = np.zeros(3, dtype=np.int64)\n    if table[T_NPLAYED] == 0:\n"
+                                        "        return hand + np.uint64(z[0])", 1),
+                          "my_hooks.py, legal, line 17: does not compile: it makes an array, list or dict"),
+        "a text answer": (hooks.replace("def trick_points(table, n_played, cards, masks, rules):\n    return",
+                                        "def trick_points(table, n_played, cards, masks, rules):\n    return 'x' or"),
+                          "my_hooks.py, trick_points: returns Literal[str](x), not a whole number"),
+        # an index past an array's end: a segmentation fault of the compiled loop, caught in the
+        # checking run (the reference engine plays the hooks as Python)
+        "index out of bounds": (hooks.replace("    lead = table[T_PLAY]\n",
+                                              "    lead = table[T_PLAY]\n    lead += cards[0, 1000 * table[T_NPLAYED]] * 0\n", 1),
+                                "my_hooks.py, legal, line 20: an index out of bounds"),
     }
     for case, (source, message) in cases.items():
         (tmp_path / "my_hooks.py").write_text(source)

@@ -41,8 +41,19 @@ def hooked_build(spec, random_only: bool):
     if kind not in _HOOKED:
         module = []
         names = list(hooks_of(spec, module))
-        compiled = importlib.import_module(RulesFileGame.kernels_module).compiled_hooks(module[0], names)
         folder = CACHE_ROOT / "rules-builds" / key
+        checked = folder / ".hooks-checked"  # once per engine and hooks module, as their build is
+        if not checked.exists():
+            from simcore.games.trick.hookcheck import check_compiles, check_run
+
+            check_compiles(spec, names)  # a hook Numba refuses: one line, not its traceback
+            check_run(spec)  # an index out of bounds in a checking game: one line, not a crash
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                checked.touch()
+            except OSError:
+                pass  # a read-only cache: the check runs again next time
+        compiled = importlib.import_module(RulesFileGame.kernels_module).compiled_hooks(module[0], names)
         stock_strategies = importlib.import_module(STRATEGIES)
         stock_kernel = importlib.import_module(f"{RulesFileGame.kernels_module}")
         players = module_copy(stock_strategies, folder, f"strategies_{key}", {"__hooks__": compiled})
@@ -88,8 +99,9 @@ class RulesFileGame(Game, rules=tr):
         Event("leads_won", "Trick won by the card led"),
         Event("trumped_tricks", "Trick won by a trump on another suit's lead"),
         Event("reversed_tricks", "Trick turned round (trick.reverse_if_played)"),
-        Event("moons", "Shooting the moon (per round)", per="game"),
-        Event("exact_bids", "Exact bid (per seat and round)", per="game"),
+        Event("moons", "Shooting the moon", per="round"),
+        Event("exact_bids", "Exact bid", per="bid"),  # a bid: one seat's in one round
+        Event("capped", "Game stopped at game.rounds, no total at game.target", per="game"),
     )
 
     def __init__(self, path: str | Path):
@@ -163,14 +175,19 @@ class RulesFileGame(Game, rules=tr):
             future.result()
 
     def check_status(self, status, lineup, games, seed: int) -> None:
-        broke = np.flatnonzero(np.asarray(status) == -4)
-        if broke.size:
-            first = broke[0] + games if isinstance(games, int) else games[broke[0]]
-            module = getattr(lineup.kernels, "__balance_hooks_module__", None) or self.spec.model.hooks.module
-            raise BalanceError(f"{self.path}: a hook of {module} broke the rules in game "
-                               f"{int(first)} of seed {seed}: 'legal' gave no card or a card not in the hand, "
-                               "'trick_winner' a position outside the trick, or a round's score is past "
-                               f"±{tr.SCORE_LIMIT // self.spec.model.game.rounds:,}")
+        status = np.asarray(status)
+        module = getattr(lineup.kernels, "__balance_hooks_module__", None) or (
+            self.spec.model.hooks.module if self.spec.model.hooks else "the hooks")
+        said = {-4: "'legal' gave no card, or a card not in the hand",
+                -5: "'trick_winner' gave a position outside the trick",
+                -6: f"a round's score (after 'score_round') is past ±{tr.SCORE_LIMIT // self.spec.model.game.rounds:,}, "
+                    "more than the engine keeps"}
+        for code, what in said.items():
+            broke = np.flatnonzero(status == code)
+            if broke.size:
+                first = broke[0] + games if isinstance(games, int) else games[broke[0]]
+                raise BalanceError(f"{self.path}: a hook of {module} broke the rules in game {int(first)} of seed "
+                                   f"{seed}: {what}")
         super().check_status(status, lineup, games, seed)
 
     # --- variants and setup --------------------------------------------------------------
@@ -200,8 +217,18 @@ class RulesFileGame(Game, rules=tr):
                 settings["hooks.module"] = self.hooks_from(Path(source).parent, settings["hooks.module"])
         settings.update(flatten(dict(overrides or {})))
         where = source or self.path
-        try:
-            read_rules(self.path, settings)  # a wrong override is one line now, not at the first game
+        try:  # a wrong override is one line now, not at the first game
+            read_rules(self.path, settings, counts=())  # what holds at every player count
+            # a deal that fits at one of the file's counts is a variant: the others refuse it
+            # when asked for (`sweep --set deal.hand_size=1..14 -p 4` of a 3-4 player game)
+            failed = []
+            for n in self.player_counts:
+                try:
+                    read_rules(self.path, settings, counts=(n,))
+                except BalanceError as exc:
+                    failed.append(exc)
+            if len(failed) == len(self.player_counts):
+                raise failed[0]
         except BalanceError as exc:
             raise BalanceError(f"{where}: {exc}" if source else str(exc)) from None
         if name is None:
@@ -222,7 +249,7 @@ class RulesFileGame(Game, rules=tr):
         return self.build_setup(players, variant)
 
     def build_setup(self, players: int, variant: Variant):
-        spec = read_rules(self.path, variant.settings) if variant.settings else self.spec
+        spec = read_rules(self.path, variant.settings, counts=(players,)) if variant.settings else self.spec
         return tr.make_setup(spec, players)
 
     def check_players(self, players: int) -> None:
@@ -251,7 +278,8 @@ class RulesFileGame(Game, rules=tr):
         rules = setup.rules
         applies = {"leads_won": True, "trumped_tricks": rules[tr.R_TRUMP_KIND] != tr.TRUMP_NONE,
                    "reversed_tricks": setup.masks[tr.M_REVERSING] != 0,
-                   "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING])}
+                   "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING]),
+                   "capped": bool(rules[tr.R_TARGET_ON])}
         events = [e.__dict__ for e in self.events if applies[e.column]]
         m = setup.spec.model
         if m.game.dealer == "random":
@@ -274,8 +302,10 @@ class RulesFileGame(Game, rules=tr):
         game.target) the rounds and tricks each game counted (its ``rounds_played`` and
         ``tricks_played`` columns, which whatif and sweep also compare as the game's length)."""
         if setup.spec.model.game.target is None:
-            return {"tricks_per_game": setup.tricks * setup.rounds}
-        return {"unit_columns": {"round": "rounds_played", "trick": "tricks_played"}}
+            return {"tricks_per_game": setup.tricks * setup.rounds, "rounds_per_game": setup.rounds,
+                    "bids_per_game": setup.rounds * setup.players}
+        return {"unit_columns": {"round": "rounds_played", "trick": "tricks_played", "bid": "bids_made"},
+                "round_cap": setup.rounds}  # game.rounds: a game still short of game.target stops there
 
     def ladder(self) -> list[str]:
         """The skill ladder (``balance ladder``): strategies/trick.py's, without the heuristic where

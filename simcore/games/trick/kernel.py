@@ -18,7 +18,7 @@ import numpy as np
 from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.games.trick.rules import (
-    C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_ROUNDS, C_SUIT, C_TRICKS, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
+    C_BIDS, C_CAPPED, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_ROUNDS, C_SUIT, C_TRICKS, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
     I_TRUMP, I_TRUMP_CARD, K_CARD, K_LEADER, K_WINNER, LEAD_BID_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, L_CARD,
     L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, MAX_PASS, MAX_PLAYERS, M_BREAKING, M_POINTS,
     M_REVERSING, N_COUNTERS, RECORD_WIDTH, ROUND_WIDTH, R_BIDDING, R_DECK, R_FIRST_DEALER, R_FIRST_LEAD_CARD, R_HAND,
@@ -48,8 +48,9 @@ HOOKED = bool(hooks)
 legal_plays = hooks.get("legal", legal_plays)
 winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
-HOOK_BROKE_RULES = -4  # a hook's answer is impossible (no legal card, a card not held, no such position,
-#                        a round score past what the engine keeps)
+# a hook's answer is impossible, by hook: `legal` gave no card or a card not held, `trick_winner` no
+# such position, a round's score (the keys' and score_round's) past what the engine keeps
+HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE = -4, -5, -6
 
 score_round = hooks.get("score_round", keep_scores)
 SCORE_HOOKED = "score_round" in hooks
@@ -245,7 +246,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                 seat -= n_players
             legal = legal_plays(hands[seat], table, rules, cards, masks, trick == 0)
             if HOOKED and (legal == 0 or legal & ~hands[seat] != 0):
-                return HOOK_BROKE_RULES
+                return HOOK_LEGAL_BROKE
             legal = withhold(legal, withheld)
             card = scripted(script, work)
             if card >= 0:
@@ -272,7 +273,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         table[T_NPLAYED] = n_players
         win_pos = winner_of_trick(table, n_players, -1, cards, masks, rules, trump)
         if HOOKED and (win_pos < 0 or win_pos >= n_players):
-            return HOOK_BROKE_RULES
+            return HOOK_WINNER_BROKE
         winner = leader + win_pos
         if winner >= n_players:
             winner -= n_players
@@ -321,10 +322,11 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
     if HOOKED:  # what a hook scored must fit the game's totals (int16, over every round)
         for s in range(n_players):
             if abs(work[W_ROUND + s]) > SCORE_LIMIT // rules[R_ROUNDS]:
-                return HOOK_BROKE_RULES
+                return HOOK_SCORE_BROKE
     if rules[R_BIDDING] != 0:
         for s in range(n_players):
             counters[C_EXACT_BIDS] += table[T_BID + s] == table[T_WON + s]
+            counters[C_BIDS] += 1
     return FINISHED
 
 
@@ -378,6 +380,8 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
             reached = reached or totals[s] >= rules[R_TARGET]
         if rules[R_TARGET_ON] != 0 and reached:  # game.target: the game ends after this round
             break
+        if rules[R_TARGET_ON] != 0 and r == rules[R_ROUNDS] - 1:  # game.rounds ran out first
+            counters[C_CAPPED] = 1
         dealer = (dealer + 1) % n_players
     return FINISHED
 

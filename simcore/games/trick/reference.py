@@ -471,7 +471,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     record = Record(rules.players)
     totals = [0] * rules.players
     counters = {"leads_won": 0, "trumped_tricks": 0, "reversed_tricks": 0, "moons": 0, "exact_bids": 0,
-                "rounds_played": 0, "tricks_played": 0}
+                "rounds_played": 0, "tricks_played": 0, "bids_made": 0, "capped": 0}
     # the first dealer: drawn, or the seat that makes seat 1 (seat 0) lead the first trick
     if rules.random_dealer:
         dealer = stream.below(rules.players)
@@ -495,8 +495,11 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         counters["reversed_tricks"] += rnd.reversed
         counters["rounds_played"] += 1
         counters["tricks_played"] += len(rnd.tricks)
+        counters["bids_made"] += rules.players if rules.bidding else 0
         if rules.target is not None and max(totals) >= rules.target:
             break  # a total reached game.target: the game ends after this round
+        if rules.target is not None and r == rules.rounds - 1:
+            counters["capped"] = 1  # the most rounds the game may last, and no total at the target
         dealer = (dealer + 1) % rules.players
     record.scores = totals
     record.shares = shares_of(totals, rules.lowest_wins)

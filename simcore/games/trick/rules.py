@@ -86,12 +86,13 @@ RECORD_WIDTH = K_CARD + MAX_PLAYERS
 TABLE_WIDTH = T_RECORD + MAX_TRICKS * RECORD_WIDTH
 
 # per-game counters of the rules' events
-C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS = range(7)
-# rounds and tricks played: a game played to a target lasts a varying number of them, and the
-# events' rates per trick count them (metadata unit_columns)
+C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS, C_BIDS, C_CAPPED = range(9)
+# rounds, tricks and bids played: a game played to a target lasts a varying number of them, and
+# the events' rates per trick, round or bid count them (metadata unit_columns); ``capped``: a game
+# played to game.target that stopped after game.rounds rounds with no total at the target
 COUNTER_NAMES = ("leads_won", "trumped_tricks", "reversed_tricks", "moons", "exact_bids", "rounds_played",
-                 "tricks_played")
-N_COUNTERS = 7
+                 "tricks_played", "bids_made", "capped")
+N_COUNTERS = 9
 
 # one log row per trick
 L_ROUND, L_TRICK, L_LEADER = range(3)

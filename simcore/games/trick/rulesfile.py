@@ -290,8 +290,10 @@ def apply_overrides(data: dict, overrides: dict, path: str) -> dict:
     return out
 
 
-def read_rules(path: str | Path, overrides: dict | None = None) -> Spec:
-    """Read and check a rules file (plus dotted ``overrides``): a ``Spec``, or one line saying what is wrong."""
+def read_rules(path: str | Path, overrides: dict | None = None, counts=None) -> Spec:
+    """Read and check a rules file (plus dotted ``overrides``): a ``Spec``, or one line saying what
+    is wrong.  ``counts``: the player counts whose deal is checked (default: every count of the
+    file; a variant played at 4 players need not deal at 3)."""
     from simcore.variants import read_toml
 
     path = str(path)
@@ -301,10 +303,10 @@ def read_rules(path: str | Path, overrides: dict | None = None) -> Spec:
         raise RulesFileError(f"rules file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RulesFileError(f"cannot read rules file {path}: {exc}") from None
-    return parse_rules(read_toml(path, "rules file", text), path, text, overrides or {})
+    return parse_rules(read_toml(path, "rules file", text), path, text, overrides or {}, counts)
 
 
-def parse_rules(data: dict, path: str, text: str, overrides: dict) -> Spec:
+def parse_rules(data: dict, path: str, text: str, overrides: dict, counts=None) -> Spec:
     data = apply_overrides(data, overrides, path)
     try:
         model = RulesFile.model_validate(data)
@@ -312,12 +314,13 @@ def parse_rules(data: dict, path: str, text: str, overrides: dict) -> Spec:
         errors = sorted(exc.errors(), key=lambda e: (line_of(text, _key_path(tuple(e["loc"]))) or 10**9))
         raise RulesFileError(_message(errors, path, text)) from None
     spec = Spec(model, path, text, data, overrides)
-    check_spec(spec)
+    check_spec(spec, counts)
     return spec
 
 
-def check_spec(spec: Spec) -> None:
-    """What the schema cannot say: names that must exist, decks big enough, a game that ends."""
+def check_spec(spec: Spec, counts=None) -> None:
+    """What the schema cannot say: names that must exist, decks big enough (at ``counts``, by
+    default every player count of the file), a game that ends."""
     m = spec.model
     for key, values in (("suits", m.deck.suits), ("ranks", m.deck.ranks), ("symbols", m.deck.symbols or [])):
         twice = sorted({v for v in values if values.count(v) > 1})
@@ -348,7 +351,7 @@ def check_spec(spec: Spec) -> None:
             if not key.isdigit() or int(key) not in spec.player_counts:
                 raise spec.error(("deal", "hand_size"), f"'{key}' is not one of the game's player counts "
                                  f"{list(spec.player_counts)}")
-    for n in spec.player_counts:
+    for n in (spec.player_counts if counts is None else [n for n in counts if n in spec.player_counts]):
         deck = deck_of(spec, n)
         hand = hand_size_of(spec, n, len(deck))
         if hand < 1:
