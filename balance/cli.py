@@ -114,17 +114,14 @@ SearchGamesOpt = Annotated[int, typer.Option(
 
 
 def _players(game_name: str, players: int | None) -> int:
-    """--players, else 4 where the game is played by 4, else its one player count (a rules file
-    for 2 players alone needs no -p 2); a game of several counts without 4 asks for it."""
+    """--players, else the game's one player count where it has one (a rules file for 2 players
+    alone needs no -p 2), else 4 (a game without 4 says its counts when it is set up)."""
     if players is not None:
         return players
-    from simcore.errors import BalanceError
     from simcore.game import get_game
 
     counts = get_game(game_name).player_counts
-    if 4 in counts or len(counts) == 1:
-        return 4 if 4 in counts else counts[0]
-    raise BalanceError(f"{game_name} is played by {', '.join(map(str, counts))} players: say how many with --players")
+    return counts[0] if len(counts) == 1 else 4
 
 
 def _game_and_setup(game_name, players, variant_path, deals):

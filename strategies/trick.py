@@ -58,6 +58,7 @@ legal_plays = hooks.get("legal", legal_plays)
 winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
 HOOKED = bool(hooks)
+LEGAL_HOOKED = "legal" in hooks
 SCORE_HOOKED = "score_round" in hooks
 score_round = hooks.get("score_round", keep_scores)
 
@@ -332,6 +333,45 @@ def heuristic_pass(hand, table, cards, masks, rules):
 
 # --- search ---------------------------------------------------------------------------------------
 
+@kernel(globals(), inline="always")
+def hooked_voids(me, pool, table, cards, masks, rules, ptable, voids):
+    """The cards each other seat cannot hold, read from the ``legal`` hook rather than the suit
+    printed on a card: every card played this round (the round's record, then the trick on the
+    table) is asked again on the table as it stood, beside each card still unseen by ``me``: an
+    unseen card beside which the hook would not have allowed the card played is not in that hand
+    (a Wizard played on any lead shows no void; a bower played on trump shows none in its printed
+    suit).  Sound where holding more cards never frees a card the hook forbids (follow rules)."""
+    n_players = rules[R_PLAYERS]
+    unbroken = rules[R_UNBROKEN]
+    ptable[:] = table
+    ptable[T_BROKEN] = 0
+    for t in range(table[T_TRICK] + 1):
+        current = t == table[T_TRICK]
+        at = T_RECORD + t * RECORD_WIDTH
+        leader = table[T_LEADER] if current else table[at + K_LEADER]
+        count = table[T_NPLAYED] if current else n_players
+        ptable[T_TRICK] = t
+        ptable[T_LEADER] = leader
+        for i in range(count):
+            c = table[T_PLAY + i] if current else table[at + K_CARD + i]
+            seat = leader + i
+            if seat >= n_players:
+                seat -= n_players
+            ptable[T_NPLAYED] = i
+            if seat != me:
+                m = pool
+                while m != 0:
+                    x = lowest_index(m)
+                    m &= m - np.uint64(1)
+                    if legal_plays(bit(c) | bit(x), ptable, rules, cards, masks, t == 0) & bit(c) == 0:
+                        voids[seat] |= bit(x)
+            ptable[T_PLAY + i] = c
+            if unbroken >= 0 and (cards[C_SUIT, c] == unbroken or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
+                ptable[T_BROKEN] = 1
+        for i in range(MAX_PLAYERS):
+            ptable[T_PLAY + i] = -1
+
+
 @kernel(globals(), refcounts=False)
 def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rng, me, margin, scores):
     """Finish the round from ``ptable`` (trick ``trick``, ``first`` cards of it on the table, led by
@@ -424,14 +464,17 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
         if position < 0:
             position += n_players
         need[s] = rules[R_HAND] - table[T_TRICK] - (1 if position < n else 0)
-        for k in range(16):
-            if (table[T_VOID + s] >> k) & 1 != 0:
-                voids[s] |= masks[M_SUIT + k]
+        if not LEGAL_HOOKED:  # the keys' follow rule: a card off the suit led shows a void in it
+            for k in range(16):
+                if (table[T_VOID + s] >> k) & 1 != 0:
+                    voids[s] |= masks[M_SUIT + k]
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    if LEGAL_HOOKED:  # the hook's follow rule, asked again (T_VOID follows the printed suits)
+        hooked_voids(seat, pool, table, cards, masks, rules, ptable, voids)
     need[seat] = 0
     voids[seat] = everything
     deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     totals = np.zeros(64, dtype=np.float64)
     scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
     rng_p = np.zeros(1, dtype=np.uint64)
