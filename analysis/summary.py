@@ -716,6 +716,7 @@ def summary_of_totals(totals: dict[str, Totals], meta: dict, confidence: float =
         notes.append("no per-game count of " + ", ".join(f"'{u}'" for u in missing_units)
                      + " in the metadata: those per-unit rates are not reported")
 
+    teams, team_balance, first_team = team_figures(seats, meta, games, confidence)
     lineup = "symmetric" if symmetric(meta) else "mixed"
     return {
         "lineup": lineup,
@@ -727,11 +728,47 @@ def summary_of_totals(totals: dict[str, Totals], meta: dict, confidence: float =
         "assumed": list(meta["assumed"]), "notes": notes, "confidence": confidence,
         "seats": seats, "first_player_advantage": advantage, "seat_balance": balance,
         "events": events, "length": length, "round_cap": meta.get("round_cap"),
+        # game.teams: partners win together, so the seats are not independent; the edge and the
+        # balance test that judge the game are the teams' (team_figures)
+        "teams": teams, "team_balance": team_balance, "first_team_advantage": first_team,
         # who sits first: every built-in game's seat 1 plays first; a rules file may deal the lead
         # elsewhere (to the two of clubs' holder, a random dealer's left), and its metadata says so
         "first_seat": meta.get("first_seat", "seat 1 plays first"),
         "seat_1_plays_first": bool(meta.get("seat_1_plays_first", True)),
     }
+
+
+def team_figures(seats: list[dict], meta: dict, games: int, confidence: float):
+    """(teams, team balance, first team's edge) of a game of teams (metadata ``teams``, seats
+    from 0), else (None, None, None).  A team's win share is its seats' shares added up, with a
+    Wilson interval over the games; the balance test compares the teams' wins (df = teams - 1)."""
+    from analysis.cells import seat_list
+
+    if not meta.get("teams"):
+        return None, None, None
+    fair = 1.0 / len(meta["teams"])
+    rows = []
+    for k, members in enumerate(meta["teams"]):
+        wins = sum(seats[s]["wins"] for s in members)
+        low, high = stats.wilson_interval(min(wins, games), games, confidence)
+        rows.append({"team": k, "name": f"team {k + 1} ({seat_list(members)})", "seats": list(members),
+                     "wins": wins, "win_share": wins / games, "win_share_ci": [low, high], "fair_share": fair})
+    test = stats.chi2_equal_shares([r["wins"] for r in rows]) if sum(r["wins"] for r in rows) > 0 else None
+    balance = None if test is None else {"test": "chi-square vs equal team shares", "statistic": test.statistic,
+                                         "df": test.df, "p_value": test.p_value}
+    first = rows[0]
+    edge = {"team": 0, "fair_share": fair, "pp": 100 * (first["win_share"] - fair),
+            "ci_pp": [100 * (first["win_share_ci"][0] - fair), 100 * (first["win_share_ci"][1] - fair)]}
+    return rows, balance, edge
+
+
+def team_table(summary: dict) -> tuple[list[str], list[list[str]]]:
+    headers = ["team", "win share % [95% CI]", "edge over the fair share [95% CI]"]
+    rows = [[t["name"], fmt_pct_ci(t["win_share"], t["win_share_ci"]),
+             fmt_pp(100 * (t["win_share"] - t["fair_share"]),
+                    [100 * (t["win_share_ci"][0] - t["fair_share"]), 100 * (t["win_share_ci"][1] - t["fair_share"])])]
+            for t in summary["teams"]]
+    return headers, rows
 
 
 LENGTH_UNITS = ("round", "trick")  # a game's length, in the units it counts
@@ -842,11 +879,22 @@ def advantage_line(summary: dict) -> str:
         return (f"seat 1 share − 1/{summary['players']}: {fmt_pp(fpa['pp'], fpa['ci_pp'])} — not a first-seat edge: "
                 "the seats play different strategies, so this is mostly skill (every seat one strategy, or "
                 "`balance tournament`, measures the seat edge)")
+    if summary.get("teams"):
+        first = summary["first_team_advantage"]
+        return (f"first team's edge ({summary['teams'][0]['name']} share − 1/{len(summary['teams'])}): "
+                f"{fmt_pp(first['pp'], first['ci_pp'])}")
     return (f"first-seat edge (seat 1 share − 1/{summary['players']}): "
             f"{fmt_pp(fpa['pp'], fpa['ci_pp'])}")
 
 
 def balance_line(summary: dict) -> str:
+    if summary.get("teams"):
+        test = summary["team_balance"]
+        if test is None:
+            return "team balance: no wins to compare"
+        p_text = fmt_p(test["p_value"])
+        return (f"team balance (chi-square vs equal team shares): X² = {test['statistic']:.2f}, "
+                f"df = {test['df']}, p {p_text if p_text.startswith('<') else '= ' + p_text}")
     test = summary["seat_balance"]
     if test is None:
         return "seat balance: one seat, nothing to compare"
@@ -881,6 +929,9 @@ def format_summary(summary: dict) -> str:
     out += ["", "verdict: " + " ".join(verdict["sentences"]), f"  ({verdict['note']})"]
     out += ["", f"seats ({games_phrase(summary['games'])}; {summary.get('first_seat', 'seat 1 plays first')}):"]
     out += fixed_width(*seat_table(summary))
+    if summary.get("teams"):
+        out += ["", "teams (partners score and win together: the game is judged by team):"]
+        out += fixed_width(*team_table(summary))
     if summary.get("strategy_strength"):
         out += ["", "strategy strength (mixed line-up: seat differences are skill, not seat order):"]
         out += fixed_width(*strength_table(summary))

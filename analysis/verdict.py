@@ -185,9 +185,18 @@ def card_verdict(rows: list[dict], limit: float, flagged_first, calm_first, empt
 def seat_edges(summary: dict) -> list[dict]:
     """Every seat's edge over the fair share 1/N in percentage points, with its Wilson interval
     shifted the same way, and its judgement against the seat threshold."""
-    fair = 1.0 / summary["players"]
     limit = thresholds().seat_pp
     edges = []
+    if summary.get("teams"):  # game.teams: partners win together; the teams are what is judged
+        for team in summary["teams"]:
+            fair = team["fair_share"]
+            low, high = team["win_share_ci"]
+            value, interval = 100 * (team["win_share"] - fair), [100 * (low - fair), 100 * (high - fair)]
+            edges.append({"seat": team["team"], "name": team["name"], "edge_pp": value, "ci_pp": interval,
+                          "judgement": judge(value, interval, limit),
+                          "games_to_settle": games_to_settle(value, interval, summary["games"], limit)})
+        return edges
+    fair = 1.0 / summary["players"]
     for seat in summary["seats"]:
         low, high = seat["win_share_ci"]
         value, interval = 100 * (seat["win_share"] - fair), [100 * (low - fair), 100 * (high - fair)]
@@ -199,6 +208,11 @@ def seat_edges(summary: dict) -> list[dict]:
 
 def _seat(index: int) -> str:
     return f"seat {index + 1}"
+
+
+def _name(edge: dict) -> str:
+    """How a sentence names the seat (or, in a game of teams, the team) of an edge."""
+    return edge.get("name") or _seat(edge["seat"])
 
 
 def lineup_players(summary: dict) -> str | None:
@@ -252,28 +266,34 @@ def summary_verdict(summary: dict) -> dict:
         return {"sentences": [first, second], "note": stated("seat_pp"), "tone": "info", "judgement": outcome,
                 "kind": "strategy strength", "players": None}
     edges = seat_edges(summary)
+    if summary.get("teams"):
+        fair = 100.0 / len(summary["teams"])
     who = among(lineup_players(summary))
     first = edges[0]
     beyond = [e for e in edges if e["judgement"] == "beyond"]
     unsettled = [e for e in edges if e["judgement"] == "unsettled"]
     if beyond:
-        listed = "; ".join(f"{_seat(e['seat'])} {pp(e['edge_pp'], e['ci_pp'])}" for e in beyond[:3])
+        listed = "; ".join(f"{_name(e)} {pp(e['edge_pp'], e['ci_pp'])}" for e in beyond[:3])
         sentence = (f"Not fair {who}: {listed} against the fair {fair:.1f}%, beyond the ±{limit:g} pp that counts "
                     "as fair" + (f" ({len(beyond) - 3} more seats too)" if len(beyond) > 3 else "") + ".")
         outcome = "beyond"
     elif unsettled:
         worst = max(unsettled, key=lambda e: abs(e["edge_pp"]))
         need = worst["games_to_settle"]
-        sentence = (f"Not settled {who}: {_seat(worst['seat'])}'s edge is {pp(worst['edge_pp'], worst['ci_pp'])}, "
+        sentence = (f"Not settled {who}: {_name(worst)}'s edge is {pp(worst['edge_pp'], worst['ci_pp'])}, "
                     f"which may or may not exceed ±{limit:g} pp"
                     + (f"; about {need:,} games would tell (this run has {games:,})." if need else "."))
         outcome = "unsettled"
     else:
         largest = max(edges, key=lambda e: abs(e["edge_pp"]))
         seat_1 = "seat 1, who plays first," if summary.get("seat_1_plays_first", True) else "seat 1"
-        sentence = (f"Fair {who}: every seat wins within ±{limit:g} pp of the fair {fair:.1f}%; {seat_1} "
+        every = "every seat wins"
+        if summary.get("teams"):
+            seat_1 = _name(first) + (", whose seat 1 plays first," if summary.get("seat_1_plays_first", True) else "")
+            every = "every team wins"
+        sentence = (f"Fair {who}: {every} within ±{limit:g} pp of the fair {fair:.1f}%; {seat_1} "
                     f"is at {pp(first['edge_pp'], first['ci_pp'])}"
-                    + (f" and the largest edge is {_seat(largest['seat'])}'s {pp(largest['edge_pp'], largest['ci_pp'])}."
+                    + (f" and the largest edge is {_name(largest)}'s {pp(largest['edge_pp'], largest['ci_pp'])}."
                        if largest["seat"] != 0 else "."))
         outcome = "within"
     capped = cap_sentence(summary)
@@ -324,7 +344,7 @@ def short_verdict(summary: dict) -> tuple[str, str]:
         return verdict["short"], verdict["tone"]
     shown = _deciding(verdict["seat_edges"], verdict["judgement"])
     return (f"{WORDS[verdict['judgement']]} {among(verdict['players']).replace(' players', '')} · "
-            f"{_seat(shown['seat'])} {pp(shown['edge_pp'], shown['ci_pp'])}", tone(verdict["judgement"]))
+            f"{_name(shown)} {pp(shown['edge_pp'], shown['ci_pp'])}", tone(verdict["judgement"]))
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,9 +30,10 @@ import numpy as np
 from simcore.bits import bit, kth_set_bit, lowest_index, popcount
 from simcore.games.trick.rules import (
     C_POINTS, C_RANK, C_SUIT, K_CARD, K_LEADER, K_WINNER, M_BREAKING, M_POINTS, M_SUIT, MAX_PLAYERS, MAX_SUITS,
-    R_BIDDING, R_DECK, R_HAND, R_LOWEST_WINS, R_MOON, R_PER_TRICK, R_PLAYERS, R_UNBROKEN, RECORD_WIDTH, T_BID,
-    T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_RECORD, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
-    T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, trick_points, winner_of_trick,
+    R_BIDDING, R_DECK, R_HAND, R_LOWEST_WINS, R_MOON, R_PER_TRICK, R_PLAYERS, R_TEAMS, R_UNBROKEN, RECORD_WIDTH,
+    T_BID, T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_RECORD, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD,
+    T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
+    winner_of_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -57,6 +58,7 @@ legal_plays = hooks.get("legal", legal_plays)
 winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
 HOOKED = bool(hooks)
+LEGAL_HOOKED = "legal" in hooks
 SCORE_HOOKED = "score_round" in hooks
 score_round = hooks.get("score_round", keep_scores)
 
@@ -153,12 +155,70 @@ def nearest_bid(want, legal):
 # --- heuristic --------------------------------------------------------------------------------
 
 @kernel(globals(), inline="always")
+def round_score_if(seat, taker, points, table, cards, masks, rules):
+    """``seat``'s score for the round as it would stand if ``taker`` took the trick on the table
+    (worth ``points``) and the round ended there: the keys' scores, a team's added up, then the
+    score_round hook's, asked in the table's scratch slots and the table put back as it was."""
+    n_players = rules[R_PLAYERS]
+    trick = table[T_TRICK]
+    at = T_RECORD + trick * RECORD_WIDTH  # the trick in progress, in the round's record as it stands:
+    table[at + K_LEADER] = table[T_LEADER]  # the cards not played yet are -1
+    table[at + K_WINNER] = taker
+    for i in range(table[T_NPLAYED]):
+        table[at + K_CARD + i] = table[T_PLAY + i]
+    table[T_WON + taker] += 1
+    table[T_POINTS + taker] += points
+    round_scores(table, rules, n_players, -1, table, T_SCRATCH)
+    team_scores(rules, n_players, table, T_SCRATCH)
+    score_round(table, trick + 1, cards, masks, rules, table[T_SCRATCH:T_SCRATCH + n_players])
+    table[T_WON + taker] -= 1
+    table[T_POINTS + taker] -= points
+    for i in range(RECORD_WIDTH):  # as the play loop keeps a trick not yet over
+        table[at + i] = -1
+    return table[T_SCRATCH + seat]
+
+
+@kernel(globals(), inline="always")
+def hooked_worth(seat, table, cards, masks, rules):
+    """What taking the trick is worth to ``seat`` where a score_round hook scores the round: its
+    round score if it takes the trick, less its score if the seat the trick would go to otherwise
+    takes it (the one ahead now, or the next seat to play when that is itself or a partner)."""
+    n = table[T_NPLAYED]
+    n_players = rules[R_PLAYERS]
+    points = trick_points(table, n, cards, masks, rules)
+    other = seat + 1 if seat + 1 < n_players else 0
+    if n > 0:
+        ahead = table[T_LEADER] + winner_of_trick(table, n, -1, cards, masks, rules, table[T_TRUMP])
+        if ahead >= n_players:
+            ahead -= n_players
+        if not same_team(rules, ahead, seat):
+            other = ahead
+    return (round_score_if(seat, seat, points, table, cards, masks, rules)
+            - round_score_if(seat, other, points, table, cards, masks, rules))
+
+
+@kernel(globals(), inline="always")
 def trick_worth(seat, table, cards, masks, rules):
     """What taking the trick as it stands is worth to ``seat``: its score per trick, the points
     on the table, and (bidding) WANT for a trick its bid still needs, -WANT for one past it."""
-    worth = rules[R_PER_TRICK] + trick_points(table, table[T_NPLAYED], cards, masks, rules)
+    n = table[T_NPLAYED]
+    n_players = rules[R_PLAYERS]
+    if rules[R_TEAMS] != 0 and n > 0:  # game.teams: a trick the partner holds is the team's already
+        ahead = table[T_LEADER] + winner_of_trick(table, n, -1, cards, masks, rules, table[T_TRUMP])
+        if ahead >= n_players:
+            ahead -= n_players
+        if ahead != seat and same_team(rules, ahead, seat):
+            return -WANT
+    if SCORE_HOOKED:  # the hook's scores, not the keys', say what a trick is worth
+        return hooked_worth(seat, table, cards, masks, rules)
+    worth = rules[R_PER_TRICK] + trick_points(table, n, cards, masks, rules)
     if rules[R_BIDDING] != 0 and table[T_BID + seat] >= 0:
-        worth += WANT if table[T_WON + seat] < table[T_BID + seat] else -WANT
+        bid, won = 0, 0  # the seat's own, or its team's together
+        for s in range(n_players):
+            if same_team(rules, s, seat) and table[T_BID + s] >= 0:
+                bid += table[T_BID + s]
+                won += table[T_WON + s]
+        worth += WANT if won < bid else -WANT
     return worth
 
 
@@ -273,6 +333,45 @@ def heuristic_pass(hand, table, cards, masks, rules):
 
 # --- search ---------------------------------------------------------------------------------------
 
+@kernel(globals(), inline="always")
+def hooked_voids(me, pool, table, cards, masks, rules, ptable, voids):
+    """The cards each other seat cannot hold, read from the ``legal`` hook rather than the suit
+    printed on a card: every card played this round (the round's record, then the trick on the
+    table) is asked again on the table as it stood, beside each card still unseen by ``me``: an
+    unseen card beside which the hook would not have allowed the card played is not in that hand
+    (a Wizard played on any lead shows no void; a bower played on trump shows none in its printed
+    suit).  Sound where holding more cards never frees a card the hook forbids (follow rules)."""
+    n_players = rules[R_PLAYERS]
+    unbroken = rules[R_UNBROKEN]
+    ptable[:] = table
+    ptable[T_BROKEN] = 0
+    for t in range(table[T_TRICK] + 1):
+        current = t == table[T_TRICK]
+        at = T_RECORD + t * RECORD_WIDTH
+        leader = table[T_LEADER] if current else table[at + K_LEADER]
+        count = table[T_NPLAYED] if current else n_players
+        ptable[T_TRICK] = t
+        ptable[T_LEADER] = leader
+        for i in range(count):
+            c = table[T_PLAY + i] if current else table[at + K_CARD + i]
+            seat = leader + i
+            if seat >= n_players:
+                seat -= n_players
+            ptable[T_NPLAYED] = i
+            if seat != me:
+                m = pool
+                while m != 0:
+                    x = lowest_index(m)
+                    m &= m - np.uint64(1)
+                    if legal_plays(bit(c) | bit(x), ptable, rules, cards, masks, t == 0) & bit(c) == 0:
+                        voids[seat] |= bit(x)
+            ptable[T_PLAY + i] = c
+            if unbroken >= 0 and (cards[C_SUIT, c] == unbroken or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
+                ptable[T_BROKEN] = 1
+        for i in range(MAX_PLAYERS):
+            ptable[T_PLAY + i] = -1
+
+
 @kernel(globals(), refcounts=False)
 def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rng, me, margin, scores):
     """Finish the round from ``ptable`` (trick ``trick``, ``first`` cards of it on the table, led by
@@ -322,22 +421,25 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             if ptable[T_POINTS + s] == everything and everything != 0:
                 moon_seat = s
     round_scores(ptable, rules, n_players, moon_seat, scores, 0)
+    team_scores(rules, n_players, scores, 0)
     if SCORE_HOOKED:
         score_round(ptable, rules[R_HAND], cards, masks, rules, scores[:n_players])
     lowest = rules[R_LOWEST_WINS] != 0
     mine = ptable[T_TOTAL + me] + scores[me]
     best = mine
     others = 0.0
+    opponents = 0
     for s in range(n_players):
         total = ptable[T_TOTAL + s] + scores[s]
         best = min(best, total) if lowest else max(best, total)
-        if s != me:
+        if not same_team(rules, s, me):  # a partner's result is its own (game.teams)
             others += total
+            opponents += 1
     tied = 0
     for s in range(n_players):
         tied += ptable[T_TOTAL + s] + scores[s] == best
     share = 1.0 / tied if mine == best else 0.0
-    lead = (mine - others / (n_players - 1)) / max(1, rules[R_HAND])
+    lead = (mine - others / max(1, opponents)) / max(1, rules[R_HAND])
     return share + margin * (-lead if lowest else lead)
 
 
@@ -362,14 +464,17 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
         if position < 0:
             position += n_players
         need[s] = rules[R_HAND] - table[T_TRICK] - (1 if position < n else 0)
-        for k in range(16):
-            if (table[T_VOID + s] >> k) & 1 != 0:
-                voids[s] |= masks[M_SUIT + k]
+        if not LEGAL_HOOKED:  # the keys' follow rule: a card off the suit led shows a void in it
+            for k in range(16):
+                if (table[T_VOID + s] >> k) & 1 != 0:
+                    voids[s] |= masks[M_SUIT + k]
+    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
+    if LEGAL_HOOKED:  # the hook's follow rule, asked again (T_VOID follows the printed suits)
+        hooked_voids(seat, pool, table, cards, masks, rules, ptable, voids)
     need[seat] = 0
     voids[seat] = everything
     deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     totals = np.zeros(64, dtype=np.float64)
     scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
     rng_p = np.zeros(1, dtype=np.uint64)

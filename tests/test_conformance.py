@@ -18,7 +18,7 @@ from simcore.game import GAMES, game_names, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 # games described in rules files (docs/rules-files.md) are games like any other: named by their path
-RULES_FILES = ["examples/games/hearts.toml", "examples/games/oh-hell.toml"]
+RULES_FILES = ["examples/games/hearts.toml", "examples/games/oh-hell.toml", "examples/games/spades.toml"]
 ALL = game_names() + [TEST_GAME[0]] + RULES_FILES
 
 

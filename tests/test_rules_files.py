@@ -22,6 +22,7 @@ AUCTION = "tests/rules/auction.toml"
 TEN_TRICKS = "examples/games/ten-tricks-later.toml"
 HEARTS = "examples/games/hearts.toml"
 OH_HELL = "examples/games/oh-hell.toml"
+SPADES = "examples/games/spades.toml"
 sys.path.insert(0, str(ROOT / "tools"))
 
 
@@ -75,7 +76,7 @@ class LogDecider:
         return self._card(self.plays, legal)
 
 
-@pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL])
+@pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL, SPADES])
 def test_compiled_loop_equals_reference_for_every_lineup(path):
     """Random play from the same streams gives the same games in both engines; greedy and
     heuristic play, logged by the compiled loop and replayed decision by decision through the
@@ -149,7 +150,7 @@ def test_mixed_rules_as_written():
 
 # --- OpenSpiel's games, replayed ------------------------------------------------------------
 
-@pytest.mark.parametrize("recorded", ["hearts-4", "oh_hell-3", "oh_hell-4"])
+@pytest.mark.parametrize("recorded", ["hearts-4", "oh_hell-3", "oh_hell-4", "spades-4"])
 def test_openspiel_games_replay_deal_for_deal(recorded):
     """Random games OpenSpiel played (tests/openspiel/, recorded by tools/openspiel_deals.py:
     hearts with moon shots and unpassed deals among them): both our engines, given the same deal
@@ -173,6 +174,18 @@ def test_the_openspiel_check_can_fail(tmp_path):
         path = tmp_path / "changed.toml"
         path.write_text(text.replace(*change))
         result = check_peers.check("hearts", ROOT / "tests" / "openspiel" / "hearts-4.jsonl", path)
+        assert result["agree"] < result["deals"], why
+    # spades' rules are in its hooks: a nil worth 50, or partners free to bid 13 each, is caught
+    rules = (ROOT / "examples" / "games" / "spades.toml").read_text()
+    hooks = (ROOT / "examples" / "games" / "spades_hooks.py").read_text()
+    for change, why in ((("return -100 if tricks > 0 else 100", "return -50 if tricks > 0 else 50"), "returns"),
+                        (("most = hand_size - max(0, table[T_BID + partner(rules, seat, n_players)])",
+                          "most = hand_size"), "legal")):
+        folder = tmp_path / why
+        folder.mkdir()
+        (folder / "spades_hooks.py").write_text(hooks.replace(*change))
+        (folder / "spades.toml").write_text(rules)
+        result = check_peers.check("spades", ROOT / "tests" / "openspiel" / "spades-4.jsonl", folder / "spades.toml")
         assert result["agree"] < result["deals"], why
 
 
@@ -396,7 +409,7 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
 
 # --- what a seat may see ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [HEARTS, OH_HELL, AUCTION, TEN_TRICKS])
+@pytest.mark.parametrize("path", [HEARTS, OH_HELL, AUCTION, TEN_TRICKS, SPADES])
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic", "search"])
 def test_players_ignore_what_their_seat_cannot_see(path, strategy):
     """Pairs of positions that differ only in the cards the other seats hold (the cards they have

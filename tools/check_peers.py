@@ -1,7 +1,9 @@
 """`make check-peers`: rules-file games against engines nobody here wrote, deal for deal.
 
-examples/games/hearts.toml and examples/games/oh-hell.toml describe OpenSpiel's ``hearts`` and
-``oh_hell`` (default parameters; oh_hell with ``num_tricks_fixed`` = each deal's hand size).  OpenSpiel
+examples/games/hearts.toml, examples/games/oh-hell.toml and examples/games/spades.toml describe
+OpenSpiel's ``hearts``, ``oh_hell`` and ``spades`` (default parameters; oh_hell with
+``num_tricks_fixed`` = each deal's hand size; spades with partners, its lead, bid and scoring rules
+in hooks).  OpenSpiel
 (in its own environment, ``--peers-python``) plays random games, every chance outcome and every
 decision drawn uniformly, and records each deal, every decision (passes, bids, cards) and every
 trick winner and return (tools/openspiel_deals.py).  This script then gives both of our engines the
@@ -29,7 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-FILES = {"hearts": ROOT / "examples" / "games" / "hearts.toml", "oh_hell": ROOT / "examples" / "games" / "oh-hell.toml"}
+FILES = {"hearts": ROOT / "examples" / "games" / "hearts.toml", "oh_hell": ROOT / "examples" / "games" / "oh-hell.toml",
+         "spades": ROOT / "examples" / "games" / "spades.toml"}
 HEARTS_DIRECTIONS = {"No Pass": "none", "Left": "left", "Across": "across", "Right": "right"}
 
 
@@ -80,6 +83,9 @@ class Ours:
             direction = HEARTS_DIRECTIONS[record["pass_direction"]]
             for passed in record["passes"]:
                 script += [index[c] for c in passed]
+        elif self.kind == "spades":  # no upcard: the bids in order, seat 1 first (the dealer is seat 4)
+            dealer = record.get("dealer", players - 1)
+            script += [bid for _, bid in record["bids"]]
         else:
             trump_card = index[record["trump_card"]]
             script += [bid for _, bid in record["bids"]]
@@ -164,7 +170,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
-    runs = [("hearts", None), ("oh_hell", 3), ("oh_hell", 4), ("oh_hell", 5)]
+    runs = [("hearts", None), ("oh_hell", 3), ("oh_hell", 4), ("oh_hell", 5), ("spades", None)]
     results = []
     failed = False
     with tempfile.TemporaryDirectory() as folder:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record random OpenSpiel games of hearts / oh_hell as JSON lines.
+"""Record random OpenSpiel games of hearts / oh_hell / spades as JSON lines.
 
 Runs in OpenSpiel's own environment (stdlib + pyspiel only; nothing from this
 repo is imported), e.g.
@@ -23,6 +23,8 @@ unless --no-verify):
   oh_hell: id = rank*num_suits + suit, suit order C=0 D=1 S=2 H=3 (!),
            action_to_string gives suit+rank ("SQ").  Bids are actions
            num_cards + bid.
+  spades : id = suit*13 + rank, suit order C D H S; action_to_string gives
+           suit+rank ("SQ"); bids are actions 52 + bid (0 = nil).
 
 Trick winners: for every trick except the last, the winner is OpenSpiel's own
 next leader (state.current_player() after the trick's last card).  For the
@@ -423,6 +425,72 @@ def play_oh_hell(game, rng, deal_index, verify):
     }
 
 
+# ---------------------------------------------------------------- spades ---
+
+SPADES_PLAYERS = 4
+SPADES_BID_BASE = 52                       # spades.h kBiddingActionBase = kNumCards
+
+
+def spades_card(a):
+    """spades.cc:80-92: id = suit*13 + rank, suits C D H S; action_to_string is suit+rank ("SQ")."""
+    return RANKS[a % 13] + SUITS[a // 13]
+
+
+def play_spades(game, rng, deal_index, verify):
+    s = game.new_initial_state()
+    hands = [[] for _ in range(SPADES_PLAYERS)]
+    bids, plays, legal = [], [], []
+    n_dealt = 0
+    trick = None
+    while not s.is_terminal():
+        if s.is_chance_node():
+            a = rng.choice(s.chance_outcomes())[0]
+            c = spades_card(a)
+            if verify:
+                sr = s.action_to_string(pyspiel.PlayerId.CHANCE, a)
+                check(sr[1] + sr[0] == c, "card id mismatch %d" % a)
+            hands[n_dealt % SPADES_PLAYERS].append(c)   # spades.cc ApplyDealAction
+            n_dealt += 1
+            s.apply_action(a)
+            continue
+        p = s.current_player()
+        options = s.legal_actions()
+        legal.append(sorted(x - SPADES_BID_BASE if x >= SPADES_BID_BASE else spades_card(x) for x in options))
+        a = rng.choice(options)
+        if a >= SPADES_BID_BASE:
+            bids.append([p, a - SPADES_BID_BASE])
+            s.apply_action(a)
+            continue
+        c = spades_card(a)
+        if trick is None:
+            trick = {"leader": p, "cards": []}
+        else:
+            check(p == (trick["leader"] + len(trick["cards"])) % SPADES_PLAYERS, "order")
+        trick["cards"].append(c)
+        s.apply_action(a)
+        if len(trick["cards"]) == SPADES_PLAYERS:
+            computed = winner_trump(trick["leader"], trick["cards"], "S", SPADES_PLAYERS)
+            if not s.is_terminal():
+                trick["winner"] = s.current_player()    # OpenSpiel's winner
+                check(trick["winner"] == computed, "deal %d: rule/OpenSpiel winner mismatch" % deal_index)
+            else:
+                trick["winner"] = computed              # checked by the returns below
+            plays.append(trick)
+            trick = None
+    return {
+        "game": "spades",
+        "players": SPADES_PLAYERS,
+        "params": dict(sorted(game.get_parameters().items())),
+        "deal": deal_index,
+        "hands": [sort_cards(h) for h in hands],
+        "bids": bids,
+        "plays": plays,
+        "legal": legal,
+        "returns": list(s.returns()),
+        "actions": list(s.history()),
+    }
+
+
 # ------------------------------------------------------------------ main ---
 
 def validate_record(rec):
@@ -451,7 +519,7 @@ def validate_record(rec):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--game", required=True, choices=["hearts", "oh_hell"])
+    ap.add_argument("--game", required=True, choices=["hearts", "oh_hell", "spades"])
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--players", type=int, default=None,
@@ -467,10 +535,10 @@ def main(argv=None):
     verify = not args.no_verify
     t0 = time.time()
     games = {}
-    if args.game == "hearts":
+    if args.game in ("hearts", "spades"):
         if args.players not in (None, 4):
-            ap.error("hearts is 4 players only")
-        games[None] = pyspiel.load_game("hearts")
+            ap.error("%s is 4 players only" % args.game)
+        games[None] = pyspiel.load_game(args.game)
         max_tricks = None
     else:
         players = 3 if args.players is None else args.players
@@ -487,6 +555,8 @@ def main(argv=None):
         for d in range(args.deals):
             if args.game == "hearts":
                 rec = play_hearts(games[None], rng, d, verify)
+            elif args.game == "spades":
+                rec = play_spades(games[None], rng, d, verify)
             else:
                 t = args.tricks if args.tricks is not None else \
                     rng.randint(1, max_tricks)

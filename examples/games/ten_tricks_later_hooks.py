@@ -98,7 +98,7 @@ def score_round(table, n_tricks, cards, masks, rules, scores):
         level, attacked = 0, False
         for i in range(n_players):
             c = table[at + K_CARD + i]
-            if cards[C_SUIT, c] == INFECTED:
+            if c >= 0 and cards[C_SUIT, c] == INFECTED:  # -1: not played yet (a player's what-if)
                 level += cards[C_RANK, c]
                 attacked = True
         if attacked:  # every survivor on the winner's upper board numbered at most the level is lost
@@ -109,6 +109,8 @@ def score_round(table, n_tricks, cards, masks, rules, scores):
         for i in range(n_players):
             seat = (leader + i) % n_players
             c = table[at + K_CARD + i]
+            if c < 0:
+                continue
             if cards[C_SUIT, c] != INFECTED:  # the winner boards every survivor of the trick
                 boards[winner] |= np.uint64(1) << np.uint64(c)
             if seat != winner and track[seat] + cards[C_RANK, c] <= TRACK_CAP:  # over the cap: no move

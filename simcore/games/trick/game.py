@@ -293,6 +293,8 @@ class RulesFileGame(Game, rules=tr):
             first, seat_1_first = "seat 1 leads the first trick", True
         return {**super().metadata(setup), "events": events, "first_seat": first, "seat_1_plays_first": seat_1_first,
                 **self.game_length(setup), "deck": list(setup.names),
+                # game.teams, seats from 0: partners score and win together, and every figure is by team
+                **({"teams": [[seat - 1 for seat in team] for team in m.game.teams]} if m.game.teams else {}),
                 "rules_file": self.path, "rules_file_sha256": self.spec.digest, "overrides": setup.spec.overrides,
                 "hand_columns": "deck-index bitmask of the first round's hand as dealt (before any pass)"}
 
@@ -308,14 +310,11 @@ class RulesFileGame(Game, rules=tr):
                 "round_cap": setup.rounds}  # game.rounds: a game still short of game.target stops there
 
     def ladder(self) -> list[str]:
-        """The skill ladder (``balance ladder``): strategies/trick.py's, without the heuristic where
-        a ``score_round`` hook scores the round: the heuristic weighs a trick by the keys' points
-        and cannot see what the hook will make of it (10 TRICKS LATER's rules file: 25.0% [23.2,
-        26.7] against random players, 2,000 games), while search plays the round out and asks it."""
+        """The skill ladder (``balance ladder``): strategies/trick.py's.  Where a ``score_round``
+        hook scores the round the heuristic asks it what a trick is worth (its round score with
+        the trick and without), so it keeps its rung."""
         from strategies.trick import LADDER
 
-        if self.spec.model.hooks is not None and "score_round" in self.hooks():
-            return [rung for rung in LADDER if rung != "heuristic"]
         return list(LADDER)
 
     def hooks(self) -> dict:

@@ -35,7 +35,8 @@ def argument_types(name: str) -> tuple:
     return {"legal": (types.uint64, table, rules, cards, masks, types.boolean),
             "trick_winner": (table, types.int64, types.int64, cards, masks, rules, types.int64),
             "trick_points": (table, types.int64, cards, masks, rules),
-            "score_round": (table, types.int64, cards, masks, rules, scores)}[name]
+            "score_round": (table, types.int64, cards, masks, rules, scores),
+            "legal_bids": (rules, table, types.int64, types.int64, types.int64)}[name]
 
 
 def _fresh(path: Path, name: str):

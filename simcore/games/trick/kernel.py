@@ -26,7 +26,8 @@ from simcore.games.trick.rules import (
     R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_CHOICES, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD,
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
-    T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, round_scores, trick_points,
+    T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
+    team_scores, trick_points,
     winner_of_trick,
 )
 from simcore.jit import kernel
@@ -50,10 +51,12 @@ winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
 # a hook's answer is impossible, by hook: `legal` gave no card or a card not held, `trick_winner` no
 # such position, a round's score (the keys' and score_round's) past what the engine keeps
-HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE = -4, -5, -6
+# (partners left two scores), `legal_bids` no bid
+HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE, HOOK_BIDS_BROKE = -4, -5, -6, -7
 
 score_round = hooks.get("score_round", keep_scores)
 SCORE_HOOKED = "score_round" in hooks
+legal_bids = hooks.get("legal_bids", legal_bids)
 
 def compiled_hooks(module, names) -> dict:
     """A rules file's hooks (``names`` of the hooks ``module`` defines) compiled for the play loop:
@@ -184,6 +187,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         for j in range(n_players):
             s = (dealer + 1 + j) % n_players
             legal = legal_bids(rules, table, n_players, j, hand_size)
+            if HOOKED and legal == 0:
+                return HOOK_BIDS_BROKE
             bid = scripted(script, work)
             if bid >= 0:
                 if bid > 63 or (legal >> np.uint64(bid)) & np.uint64(1) == 0:
@@ -316,10 +321,13 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                 moon_seat = s
         counters[C_MOONS] += moon_seat >= 0
     round_scores(table, rules, n_players, moon_seat, work, W_ROUND)
+    team_scores(rules, n_players, work, W_ROUND)
     counters[C_ROUNDS] += 1
     if SCORE_HOOKED:
         score_round(table, hand_size, cards, masks, rules, work[W_ROUND:W_ROUND + n_players])
     if HOOKED:  # what a hook scored must fit the game's totals (int16, over every round)
+        if not partners_agree(rules, n_players, work, W_ROUND):
+            return HOOK_SCORE_BROKE
         for s in range(n_players):
             if abs(work[W_ROUND + s]) > SCORE_LIMIT // rules[R_ROUNDS]:
                 return HOOK_SCORE_BROKE

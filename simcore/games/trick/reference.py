@@ -68,6 +68,7 @@ class Rules:
     always_wins: list[str] = field(default_factory=list)
     withheld: set[int] = field(default_factory=set)
     suits: list[str] = field(default_factory=list)
+    teams: list[list[int]] = field(default_factory=list)  # game.teams, seats from 0
     hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
     arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
@@ -99,7 +100,12 @@ class Rules:
             lowest_rank_wins=m.trick.winner == "lowest", target=m.game.target, reverse_if_played=list(m.trick.reverse_if_played),
             always_wins=list(m.trick.always_wins),
             withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=suits,
+            teams=[[seat - 1 for seat in team] for team in (m.game.teams or [])],
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
+
+    def team_of(self, seat: int) -> list[int]:
+        """The seats of ``seat``'s team (itself alone without teams)."""
+        return next((team for team in self.teams if seat in team), [seat])
 
     def pass_to(self, direction: str, seat: int) -> int:
         n = self.players
@@ -251,6 +257,12 @@ class Round:
             legal = set(range(r.hand_size + 1))
             if r.last_bid_rule and j == r.players - 1:
                 legal.discard(r.hand_size - sum(b for b in self.bids if b is not None))
+            if "legal_bids" in r.hooks:  # the designer's bids (partners' limit ...), in place of the keys'
+                rules = r.arrays[0]
+                mask = int(r.hooks["legal_bids"](rules, self.table([]), r.players, j, r.hand_size))
+                legal = {b for b in range(64) if mask >> b & 1}
+                if not legal:
+                    raise BalanceError(f"hook legal_bids gave no bid for seat {seat + 1} (bid {j + 1} of the round)")
             self.bids[seat] = self.decider.bid(seat, frozenset(self.hands[seat]), frozenset(legal), self)
         if r.trump_kind == "bid-winner":  # the highest bid names trump (the first to bid it, between equals)
             seat = self.bid_winner()
@@ -420,12 +432,16 @@ class Round:
                 else:
                     score -= r.off_bid_per_trick * abs(self.bids[s] - self.won[s])
             out.append(score)
+        if r.teams:  # a team scores together: its seats' scores added up, for each of them
+            out = [sum(out[t] for t in team) for team in (r.team_of(s) for s in range(r.players))]
         if "score_round" in r.hooks:  # the designer's scoring, handed the keys' scores and the round's tricks
             rules, deck, masks = r.arrays
             scores = np.array(out, dtype=np.int64)
             r.hooks["score_round"](self.table([]), r.hand_size, deck, masks, rules, scores)
             out = [int(x) for x in scores]
             limit = SCORE_LIMIT // r.rounds
+            if r.teams and any(out[s] != out[t] for s in range(r.players) for t in r.team_of(s)):
+                raise BalanceError(f"hook score_round gave {out}: partners must be left one score")
             if any(abs(x) > limit for x in out):
                 raise BalanceError(f"hook score_round gave {out}: a round's score is at most ±{limit:,}")
         return out, moons, exact

@@ -34,6 +34,7 @@ strategy may read (T_* slots):
                          (K_LEADER), winner (K_WINNER) and cards in play order (K_CARD + i).  Kept
                          only in a build with hooks (a hook may read the round so far; the
                          ``score_round`` hook scores it); the stock loop leaves it -1.
+    T_SCRATCH + s        no state: where the heuristic asks what a round would score (strategies/trick.py)
 """
 import numpy as np
 
@@ -66,7 +67,9 @@ R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
  R_MUST_BEAT, R_UNBROKEN, R_FIRST_NO_POINTS, R_BASE, R_PER_TRICK, R_EXACT, R_OFF, R_MOON, R_LOWEST_RANK_WINS,
  R_FIRST_DEALER, R_TARGET_ON, R_TARGET, R_WITHHELD, R_NIL, R_TRUMP_CHOICES) = range(
     R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 23)
-N_RULES = R_TRUMP_CHOICES + 1
+R_TEAMS = R_TRUMP_CHOICES + 1  # game.teams: how many teams (0: every seat plays for itself)
+R_TEAM = R_TEAMS + 1  # + seat: the team of seat s (0 = the team of game.teams' first list)
+N_RULES = R_TEAM + MAX_PLAYERS
 
 TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP, TRUMP_BID_WINNER = 0, 1, 2, 3
 LEAD_LEFT_OF_DEALER, LEAD_DEALER, LEAD_HOLDER, LEAD_BID_WINNER = 0, 1, 2, 3
@@ -83,7 +86,8 @@ T_RECORD = T_VOID + MAX_PLAYERS
 MAX_TRICKS = MAX_DECK // 2  # two players at least, one deck of at most 64 cards
 K_LEADER, K_WINNER, K_CARD = 0, 1, 2
 RECORD_WIDTH = K_CARD + MAX_PLAYERS
-TABLE_WIDTH = T_RECORD + MAX_TRICKS * RECORD_WIDTH
+T_SCRATCH = T_RECORD + MAX_TRICKS * RECORD_WIDTH  # + seat: room for a player's what-if round scores
+TABLE_WIDTH = T_SCRATCH + MAX_PLAYERS
 
 # per-game counters of the rules' events
 C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS, C_BIDS, C_CAPPED = range(9)
@@ -245,6 +249,55 @@ def round_scores(table, rules, n_players, moon_seat, out, at):
 
 
 @kernel(globals(), inline="always")
+def team_scores(rules, n_players, out, at):
+    """game.teams: each seat's round score in ``out[at + s]`` becomes its team's, the partners'
+    scores added up (a team scores, and wins, together)."""
+    if rules[R_TEAMS] == 0:
+        return
+    # in place, no array made (the play loop is compiled without reference counts): each team's
+    # lowest seat first gathers its partners' scores, then hands the sum back to them
+    for s in range(n_players):
+        first = team_leader(rules, s)
+        if first != s:
+            out[at + first] += out[at + s]
+    for s in range(n_players):
+        first = team_leader(rules, s)
+        if first != s:
+            out[at + s] = out[at + first]
+
+
+@kernel(globals(), inline="always")
+def team_leader(rules, seat):
+    """The lowest seat of ``seat``'s team (``seat`` itself without teams)."""
+    if rules[R_TEAMS] == 0:
+        return seat
+    for s in range(seat):
+        if rules[R_TEAM + s] == rules[R_TEAM + seat]:
+            return s
+    return seat
+
+
+@kernel(globals(), inline="always")
+def partners_agree(rules, n_players, out, at):
+    """Whether every team's seats hold one score (what a score_round hook must leave)."""
+    if rules[R_TEAMS] == 0:
+        return True
+    for s in range(n_players):
+        for t in range(s + 1, n_players):
+            if rules[R_TEAM + s] == rules[R_TEAM + t] and out[at + s] != out[at + t]:
+                return False
+    return True
+
+
+@kernel(globals(), inline="always")
+def same_team(rules, a, b):
+    """Whether seats ``a`` and ``b`` play for one team (a seat is its own team without teams)."""
+    if rules[R_TEAMS] == 0:
+        return a == b
+    return rules[R_TEAM + a] == rules[R_TEAM + b]
+
+
+@kernel(globals(), inline="always")
 def keep_scores(table, n_tricks, cards, masks, rules, scores):
     """Without a ``score_round`` hook the round's scores are the keys' own (``round_scores``)."""
     return
@@ -389,6 +442,11 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_FIRST_DEALER] = first_dealer(m.play.lead, players)
     rules[R_TARGET_ON] = m.game.target is not None
     rules[R_TARGET] = m.game.target or 0
+    if m.game.teams is not None:
+        rules[R_TEAMS] = len(m.game.teams)
+        for k, team in enumerate(m.game.teams):
+            for seat in team:
+                rules[R_TEAM + seat - 1] = k
     bound = score_bound(rules, cards)
     if bound > SCORE_LIMIT:
         raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "
@@ -416,4 +474,7 @@ def score_bound(rules: np.ndarray, cards: np.ndarray) -> int:
     points = int(np.abs(cards[C_POINTS]).sum())
     per_round = (abs(int(rules[R_BASE])) + abs(int(rules[R_PER_TRICK])) * hand + points
                  + max(abs(int(rules[R_EXACT])) + abs(int(rules[R_OFF])) * hand, abs(int(rules[R_NIL]))))
+    if rules[R_TEAMS]:  # a team's score adds its seats'
+        sizes = np.bincount(rules[R_TEAM:R_TEAM + int(rules[R_PLAYERS])])
+        per_round *= int(sizes.max())
     return per_round * int(rules[R_ROUNDS])

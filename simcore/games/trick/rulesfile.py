@@ -42,6 +42,7 @@ class GameSection(_Section):
     target: StrictInt | None = Field(default=None, ge=-10_000, le=10_000)
     winner: Literal["highest", "lowest"] = "highest"
     dealer: Literal["first-seat", "random"] = "first-seat"
+    teams: list[list[StrictInt]] | None = None  # seats (1 to N) that score and win together
     description: StrictStr = ""
 
 
@@ -342,6 +343,14 @@ def check_spec(spec: Spec, counts=None) -> None:
     for n in spec.player_counts:
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise spec.error(("game", "players"), f"{n} players: the engine plays {MIN_PLAYERS} to {MAX_PLAYERS}")
+    if m.game.teams is not None:
+        seats = sorted(seat for team in m.game.teams for seat in team)
+        for n in spec.player_counts:
+            if seats != list(range(1, n + 1)):
+                raise spec.error(("game", "teams"), f"the teams must hold every seat 1 to {n} once each "
+                                 f"({n} players), not {m.game.teams}")
+        if len(m.game.teams) < 2:
+            raise spec.error(("game", "teams"), "a game of teams needs two teams at least")
     for key in m.deck.players:
         if not key.isdigit() or int(key) not in spec.player_counts:
             raise spec.error(("deck", "players", key), f"'{key}' is not one of the game's player counts "
@@ -506,7 +515,11 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
                      "the points the trick's winner takes for the n_played cards on the table"),
     "score_round": ("table, n_tricks, cards, masks, rules, scores",
                     "nothing: it sets ``scores[s]``, each seat's score for the round (it holds the keys' "
-                    "own), from the round's n_tricks tricks in the table's record (T_RECORD)"),
+                    "own, a team's added up under game.teams), from the round's n_tricks tricks in the "
+                    "table's record (T_RECORD); partners must be left one score"),
+    "legal_bids": ("rules, table, n_players, bids_made, hand_size",
+                   "the bids allowed now as a mask (bit b = bid b), ``bids_made`` bids made so far this "
+                   "round (the bids in table[T_BID + s], -1 not yet)"),
 }
 
 

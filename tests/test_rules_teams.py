@@ -1,0 +1,118 @@
+"""Partners in a rules file (game.teams, docs/rules-files.md): a team scores and wins together,
+every player knows its partner, and the figures that judge the game are the teams'.
+examples/games/spades.toml (OpenSpiel's spades, partners 1 and 3 against 2 and 4) is checked deal
+for deal against OpenSpiel in tests/test_rules_files.py."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import balance
+
+from simcore.game import get_game
+
+ROOT = Path(__file__).resolve().parent.parent
+SPADES = "examples/games/spades.toml"
+
+PARTNERS = """[game]
+name = "Partners"
+players = 4
+teams = [[1, 3], [2, 4]]
+rounds = 2
+
+[deck]
+suits = ["clubs", "diamonds", "hearts", "spades"]
+ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
+
+[scoring]
+per_trick = 1
+"""
+
+
+@pytest.fixture
+def partners(tmp_path):
+    path = tmp_path / "partners.toml"
+    path.write_text(PARTNERS)
+    return get_game(str(path))
+
+
+def test_partners_score_and_win_together(partners):
+    """Each seat's score is its team's (the partners' tricks added up), the two partners share
+    the team's win, and the compiled loop and the reference engine agree game for game."""
+    setup = partners.setup(4, partners.variant())
+    logs = partners.kernel_logs(setup, partners.lineup("random", 4), 3, range(60))
+    for index, log in enumerate(logs):
+        won = [sum(t["winner"] == s for t in log["tricks"]) for s in range(4)]
+        assert log["scores"] == [won[0] + won[2], won[1] + won[3]] * 2
+        assert log["shares"][0] == log["shares"][2] and log["shares"][1] == log["shares"][3]
+        assert sum(log["shares"]) == pytest.approx(1.0)
+        expected = partners.reference_log(setup, 3, index)
+        assert {k: log[k] for k in expected if k != "game"} == {k: expected[k] for k in expected if k != "game"}
+
+
+def test_the_game_is_judged_by_team(partners):
+    """simulate's summary has the teams' win shares, the first team's edge over 1/2 and a balance
+    test over the teams with one degree of freedom (not the seats' three, of which two are copies),
+    and the verdict speaks of teams."""
+    code, out, err = balance("simulate", partners.path, "-n", 4000, "--seed", 2, "-q", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    teams = summary["teams"]
+    assert [t["seats"] for t in teams] == [[0, 2], [1, 3]]
+    assert sum(t["win_share"] for t in teams) == pytest.approx(1.0)
+    assert summary["team_balance"]["df"] == 1
+    assert summary["first_team_advantage"]["pp"] == pytest.approx(100 * (teams[0]["win_share"] - 0.5))
+    assert "team 1 (seats 1, 3)" in " ".join(summary["verdict"]["sentences"])
+    code, out, err = balance("simulate", partners.path, "-n", 4000, "--seed", 2, "-q")
+    assert "first team's edge (team 1 (seats 1, 3) share − 1/2)" in out
+    assert "team balance (chi-square vs equal team shares)" in out and "df = 1" in out
+
+
+def test_the_heuristic_leaves_its_partner_the_trick(partners):
+    """Third to play, holding the ace and the three of hearts: over an opponent's king the heuristic
+    takes the trick with the ace (a trick is worth a point); over its partner's king it keeps the
+    ace and plays the three (a player that did not know its partner took the trick from it)."""
+    from simcore.games.trick.rules import L_CARD
+
+    setup = partners.setup(4, partners.variant())
+    c = {name: i for i, name in enumerate(setup.names)}
+    lineup = partners.lineup("heuristic", 4)
+
+    def third_plays(lead: str, second: str) -> str:
+        held = [[lead], [second], ["AH", "3H"], ["4H"]]
+        used = {name for cards in held for name in cards}
+        # seats 1 and 3 hold no other heart: seat 3 chooses between the ace and the three alone
+        plain = [name for name in setup.names if not name.endswith("H")]
+        hearts = [name for name in setup.names if name.endswith("H") and name not in used]
+        others = hearts + plain[23:]
+        names = [held[0] + plain[11:23], held[1] + others[:12], held[2] + plain[:11], held[3] + others[12:]]
+        assert sorted(sum(names, [])) == sorted(setup.names)
+        hands = [sorted(c[name] for name in hand) for hand in names]
+        # the dealer is seat 4, so seat 1 leads; seat 3 (index 2) is seat 1's partner
+        run = partners.scripted_round(setup, lineup, hands, 3, -1, 0, [c[lead], c[second]])
+        assert run["status"] == -1
+        return setup.names[run["log"][0, L_CARD + 2]]
+
+    assert third_plays("2H", "KH") == "AH"  # the opponents' king: take it
+    assert third_plays("KH", "2H") == "3H"  # the partner's king: leave it
+
+
+def test_teams_must_hold_every_seat_once(tmp_path):
+    """A team list that leaves a seat out, or names one twice, is one line naming game.teams."""
+    for teams in ("[[1, 3], [2]]", "[[1, 3], [2, 3, 4]]", "[[1, 2, 3, 4]]"):
+        path = tmp_path / "bad.toml"
+        path.write_text(PARTNERS.replace("teams = [[1, 3], [2, 4]]", f"teams = {teams}"))
+        code, _, err = balance("simulate", path, "-n", 10, "-q")
+        assert code == 2 and "game.teams (line 4)" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_spades_partners_bid_within_thirteen_together():
+    """OpenSpiel's partners' limit, said by spades.toml's legal_bids hook, holds in every game
+    every player plays; the returns are the partnership's."""
+    game = get_game(SPADES)
+    setup = game.setup(4, game.variant())
+    for strategy in ("random", "heuristic"):
+        for log in game.kernel_logs(setup, game.lineup(strategy, 4), 9, range(200)):
+            bids = log["rounds"][0]["bids"]
+            assert bids[0] + bids[2] <= 13 and bids[1] + bids[3] <= 13
+            assert log["scores"][0] == log["scores"][2] and log["scores"][1] == log["scores"][3]
