@@ -116,3 +116,70 @@ def test_spades_partners_bid_within_thirteen_together():
             bids = log["rounds"][0]["bids"]
             assert bids[0] + bids[2] <= 13 and bids[1] + bids[3] <= 13
             assert log["scores"][0] == log["scores"][2] and log["scores"][1] == log["scores"][3]
+
+
+# --- what the players infer from a legal hook ---------------------------------------------------
+
+WIZARDS = """[game]
+name = "Wizards"
+players = 3
+
+[deck]
+suits = ["clubs", "diamonds", "hearts", "spades"]
+ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
+extra = [{ name = "Wiz", suit = "wizard", rank = "W", copies = 4 }]
+
+[deal]
+hand_size = 10
+
+[trick]
+always_wins = ["Wiz"]
+
+[hooks]
+module = "wizard_hooks.py"
+"""
+
+WIZARD_HOOKS = '''"""A Wizard may be played on any lead (it belongs to no suit the follow rule asks for)."""
+from simcore.games.trick.rules import C_SUIT, M_SUIT, T_NPLAYED, T_PLAY
+
+
+def legal(hand, table, rules, cards, masks, first_trick):
+    if table[T_NPLAYED] == 0:
+        return hand
+    wizards = masks[M_SUIT + 4]
+    follows = hand & masks[M_SUIT + cards[C_SUIT, table[T_PLAY]]]
+    return (follows | (hand & wizards)) if follows != 0 else hand
+'''
+
+
+def test_search_reads_voids_from_the_legal_hook(tmp_path):
+    """A Wizard played on a heart lead shows nothing of its player's hearts (the hook let it be
+    played beside them); a club played on it does show the player holds no heart.  The search's
+    deals follow the hook, not the suit printed on the card (which called the Wizard's player
+    void in hearts, so its deals never gave it one)."""
+    from simcore.games.trick import rules as tr
+
+    (tmp_path / "wizards.toml").write_text(WIZARDS)
+    (tmp_path / "wizard_hooks.py").write_text(WIZARD_HOOKS)
+    game = get_game(str(tmp_path / "wizards.toml"))
+    setup = game.setup(3, game.variant())
+    players = game.lineup("search", 3).kernels.__strategies__
+    c = {name: i for i, name in enumerate(setup.names)}
+    table = np.full(tr.TABLE_WIDTH, -1, dtype=np.int64)
+    table[tr.T_TRICK], table[tr.T_LEADER], table[tr.T_NPLAYED], table[tr.T_TRUMP], table[tr.T_BROKEN] = 0, 0, 2, -1, 0
+    wizard = next(i for i, name in enumerate(setup.names) if name == "Wiz")
+    table[tr.T_PLAY], table[tr.T_PLAY + 1] = c["5H"], wizard  # seat 1 led the 5H, seat 2 a Wizard
+    hearts = int(setup.masks[tr.M_SUIT + 2])
+    everything = (1 << setup.deck) - 1
+    pool = np.uint64(everything & ~(1 << c["5H"]) & ~(1 << wizard) & ~(1 << c["AH"]))  # seat 3 holds the AH
+    voids = np.zeros(tr.MAX_PLAYERS, dtype=np.uint64)
+    players.hooked_voids(2, pool, table, setup.cards, setup.masks, setup.rules,
+                         np.empty(tr.TABLE_WIDTH, dtype=np.int64), voids)
+    assert int(voids[1]) & hearts == 0  # the Wizard's player may hold hearts
+    assert int(voids[0]) == 0  # the leader shows nothing
+    table[tr.T_PLAY + 1] = c["2C"]  # a club on the heart lead instead: no heart in that hand
+    voids[:] = 0
+    players.hooked_voids(2, pool, table, setup.cards, setup.masks, setup.rules,
+                         np.empty(tr.TABLE_WIDTH, dtype=np.int64), voids)
+    assert int(voids[1]) & hearts == hearts & int(pool)
+    assert int(voids[1]) & ~hearts & everything == 0  # and nothing else: a Wizard would have been allowed too
