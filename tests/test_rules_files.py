@@ -19,6 +19,7 @@ from simcore.games.trick.rulesfile import RulesFileError, read_rules
 ROOT = Path(__file__).resolve().parent.parent
 MIXED = "tests/rules/mixed.toml"
 AUCTION = "tests/rules/auction.toml"
+GROWING = "tests/rules/growing.toml"
 TEN_TRICKS = "examples/games/ten-tricks-later.toml"
 HEARTS = "examples/games/hearts.toml"
 OH_HELL = "examples/games/oh-hell.toml"
@@ -76,7 +77,7 @@ class LogDecider:
         return self._card(self.plays, legal)
 
 
-@pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL, SPADES])
+@pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL, SPADES, GROWING])
 def test_compiled_loop_equals_reference_for_every_lineup(path):
     """Random play from the same streams gives the same games in both engines; greedy and
     heuristic play, logged by the compiled loop and replayed decision by decision through the
@@ -120,6 +121,25 @@ def test_compiled_loop_equals_reference_for_every_lineup(path):
         assert min(seen["nil made"], seen["nil lost"], seen["wizards"], seen["crowns"]) >= 20, seen
     if path == HEARTS:
         assert seen["moons"] >= 3, seen
+
+
+def test_a_hand_that_grows_and_a_last_round_without_trump():
+    """deal.hand_size as a list deals each round its own hand; trump.none_in_rounds turns no
+    card up in those rounds (the compiled loop against the reference: the test above)."""
+    game = get_game(GROWING)
+    setup = game.setup(4, game.variant())
+    assert setup.hands == (1, 2, 3, 4, 5)
+    logs = game.kernel_logs(setup, game.lineup("heuristic", 4), 2, range(50))
+    for log in logs:
+        assert [sum(t["round"] == r for t in log["tricks"]) for r in range(5)] == [1, 2, 3, 4, 5]
+        assert [len(h) for h in log["rounds"][2]["hands"]] == [3] * 4
+        assert all(rnd["trump_card"] for rnd in log["rounds"][:4]) and log["rounds"][4]["trump_card"] is None
+        assert all(len(bids) == 4 and max(bids) <= r + 1 for r, bids in enumerate(rnd["bids"] for rnd in log["rounds"]))
+    code, out, err = balance("simulate", GROWING, "-p", 4, "-n", 2000, "-q")
+    assert code == 0 and "game length: 5 rounds and 15 tricks per game" in out, err
+    # a list of another length than game.rounds is one line
+    with pytest.raises(RulesFileError, match=r"deal.hand_size .*5 hand sizes for 4 rounds"):
+        read_rules(ROOT / GROWING, {"game.rounds": 4, "trump.none_in_rounds": [4]})
 
 
 def test_mixed_rules_as_written():

@@ -304,7 +304,7 @@ class RulesFileGame(Game, rules=tr):
         game.target) the rounds and tricks each game counted (its ``rounds_played`` and
         ``tricks_played`` columns, which whatif and sweep also compare as the game's length)."""
         if setup.spec.model.game.target is None:
-            return {"tricks_per_game": setup.tricks * setup.rounds, "rounds_per_game": setup.rounds,
+            return {"tricks_per_game": sum(setup.hands), "rounds_per_game": setup.rounds,
                     "bids_per_game": setup.rounds * setup.players}
         return {"unit_columns": {"round": "rounds_played", "trick": "tricks_played", "bid": "bids_made"},
                 "round_cap": setup.rounds}  # game.rounds: a game still short of game.target stops there
@@ -334,7 +334,7 @@ class RulesFileGame(Game, rules=tr):
 
     # --- logs ----------------------------------------------------------------------------
     def log_buffers(self, setup, k):
-        rows = setup.rounds * setup.tricks
+        rows = sum(setup.hands)  # every trick of the longest game: each round's hand
         return (np.full((k, rows, tr.LOG_WIDTH), -1, dtype=np.int64),
                 np.zeros((k, setup.rounds, tr.MAX_PLAYERS), dtype=np.uint64),
                 np.full((k, setup.rounds, tr.ROUND_WIDTH), -1, dtype=np.int64),

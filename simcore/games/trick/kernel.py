@@ -26,8 +26,8 @@ from simcore.games.trick.rules import (
     R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_CHOICES, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD,
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
-    T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
-    team_scores, trick_points,
+    N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
+    rules_of_round, team_scores, trick_points,
     winner_of_trick,
 )
 from simcore.jit import kernel
@@ -349,10 +349,11 @@ def pass_offset_of(streams, rules, round_index):
 
 @kernel(globals(), refcounts=False)
 def play_game(seed, keys, index, rules, cards, masks, strategies, params, streams, seat_streams, table, hands,
-              deck, totals, counters, work, opening, opening_row, dealt, infos, log):
+              deck, totals, counters, work, opening, opening_row, dealt, infos, log, round_rules):
     """One full game (game.rounds rounds) of run ``seed``; returns its status and fills ``totals``,
     ``counters``, ``opening[opening_row]`` (the first round's hands as dealt) and, where they have
-    room (logged games), ``dealt`` and ``infos`` (round x ...) and the trick ``log``."""
+    room (logged games), ``dealt`` and ``infos`` (round x ...) and the trick ``log``.  Each round
+    plays the rules of that round (``round_rules``: its hand size, its trump or none)."""
     n_players = rules[R_PLAYERS]
     seed_game(streams, seat_streams, seed, keys, index)
     for s in range(n_players):
@@ -361,12 +362,14 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
         counters[c] = 0
     work[W_CURSOR] = 0
     dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else rules[R_FIRST_DEALER]
+    log_row = 0
     for r in range(rules[R_ROUNDS]):
+        rules_of_round(rules, r, round_rules)
         table[T_ROUND] = r
         table[T_DEALER] = dealer
-        start_round(table, rules, n_players, totals)
-        rest = deal_round(streams, rules, deck, hands, table)
-        set_trump(table, rules, cards)
+        start_round(table, round_rules, n_players, totals)
+        rest = deal_round(streams, round_rules, deck, hands, table)
+        set_trump(table, round_rules, cards)
         seen = np.uint64(0)
         if table[T_TRUMP_CARD] >= 0:
             seen |= bit(table[T_TRUMP_CARD])
@@ -377,9 +380,10 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
                 opening[opening_row, s] = hands[s]
             if r < dealt.shape[0]:
                 dealt[r, s] = hands[s]
-        table[T_PASS_OFFSET] = pass_offset_of(streams, rules, r)
-        status = play_round(table, hands, seen, rules, cards, masks, strategies, params, seat_streams, counters,
-                            NO_SCRIPT, work, log, r * rules[R_HAND], infos, r)
+        table[T_PASS_OFFSET] = pass_offset_of(streams, round_rules, r)
+        status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, seat_streams,
+                            counters, NO_SCRIPT, work, log, log_row, infos, r)
+        log_row += round_rules[R_HAND]
         if status != FINISHED:
             return status
         reached = False
@@ -403,7 +407,8 @@ def game_buffers(rules):
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    return streams, seat_streams, table, hands, deck, work
+    round_rules = np.zeros(N_RULES, dtype=np.int64)
+    return streams, seat_streams, table, hands, deck, work, round_rules
 
 
 # One thread's loop, without the GIL: RulesFileGame.play_chunk gives each of the run's threads a
@@ -417,7 +422,7 @@ def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, param
     n_players = rules[R_PLAYERS]
     n_blocks = (n_games + BLOCK - 1) // BLOCK
     for b in range(n_blocks):
-        streams, seat_streams, table, hands, deck, work = game_buffers(rules)
+        streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
         totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
         counters = np.zeros(N_COUNTERS, dtype=np.int64)
         shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
@@ -427,7 +432,7 @@ def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, param
         for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
             status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, strategies, params, streams,
                                       seat_streams, table, hands, deck, totals, counters, work, hands_out, g,
-                                      dealt, infos, log)
+                                      dealt, infos, log, round_rules)
             match_shares(totals, n_players, rules[R_LOWEST_WINS] != 0, shares)
             for s in range(n_players):
                 scores_out[g, s] = totals[s]
@@ -439,10 +444,10 @@ def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, param
 @kernel(globals())
 def play_logged(seed, keys, index, rules, cards, masks, strategies, params, log, dealt, infos, totals, counters):
     """Game ``index`` of run ``seed`` with its full log (what ``balance replay`` prints)."""
-    streams, seat_streams, table, hands, deck, work = game_buffers(rules)
+    streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
     opening = np.zeros((1, MAX_PLAYERS), dtype=np.uint64)
     return play_game(seed, keys, index, rules, cards, masks, strategies, params, streams, seat_streams, table,
-                     hands, deck, totals, counters, work, opening, np.int64(0), dealt, infos, log)
+                     hands, deck, totals, counters, work, opening, np.int64(0), dealt, infos, log, round_rules)
 
 
 @kernel(globals())
@@ -462,22 +467,23 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     cards in order), the strategies deciding after it; the seats draw from game 0 of run ``seed``.
     Returns FINISHED, STRATEGY_BROKE_RULES or the illegal scripted step."""
     n_players = rules[R_PLAYERS]
-    streams, seat_streams, table, hands, deck, work = game_buffers(rules)
+    streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
+    rules_of_round(rules, 0, round_rules)  # the first round's
     seed_seats(seat_streams, keys, 0)
     totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
     table[T_ROUND] = 0
     table[T_DEALER] = dealer
-    start_round(table, rules, n_players, totals)
+    start_round(table, round_rules, n_players, totals)
     seen = np.uint64(0)
     table[T_TRUMP_CARD] = trump_card
     if trump_card >= 0:
         seen |= bit(trump_card)
-    set_trump(table, rules, cards)
+    set_trump(table, round_rules, cards)
     for s in range(n_players):
         hands[s] = dealt[s]
     table[T_PASS_OFFSET] = offset
     work[W_CURSOR] = 0
-    status = play_round(table, hands, seen, rules, cards, masks, strategies, params, seat_streams, counters,
+    status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, seat_streams, counters,
                         script, work, log, 0, infos, 0)
     for s in range(n_players):
         scores[s] = work[W_ROUND + s]
@@ -492,10 +498,12 @@ def deal_openings(seed, games, rules, hands_out):
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+    first = np.zeros(N_RULES, dtype=np.int64)
+    rules_of_round(rules, 0, first)  # the first round's hand and trump
     for k in range(games.shape[0]):
         seed_streams(streams, seed, games[k])
         if rules[R_RANDOM_DEALER] != 0:
             below(streams, DEAL, rules[R_PLAYERS])
-        deal_round(streams, rules, deck, hands, table)
+        deal_round(streams, first, deck, hands, table)
         for s in range(hands_out.shape[1]):
             hands_out[k, s] = hands[s]

@@ -69,11 +69,19 @@ class Rules:
     withheld: set[int] = field(default_factory=set)
     suits: list[str] = field(default_factory=list)
     teams: list[list[int]] = field(default_factory=list)  # game.teams, seats from 0
+    hand_sizes: list[int] = field(default_factory=list)  # each round's (deal.hand_size); hand_size: this round's
+    no_trump_rounds: set[int] = field(default_factory=set)  # trump.none_in_rounds, rounds from 0
+    game_trump_kind: str = "none"  # trump.kind; trump_kind: this round's (none in a round without)
     hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
     arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
     @classmethod
     def from_setup(cls, setup) -> "Rules":
+        """The rules of ``setup``, as in its first round (``for_round`` gives any other's)."""
+        return cls._of_setup(setup).for_round(0)
+
+    @classmethod
+    def _of_setup(cls, setup) -> "Rules":
         from simcore.games.trick.rules import R_WITHHELD
         from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hooks_of
 
@@ -101,7 +109,16 @@ class Rules:
             always_wins=list(m.trick.always_wins),
             withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=suits,
             teams=[[seat - 1 for seat in team] for team in (m.game.teams or [])],
+            hand_sizes=list(setup.hands), no_trump_rounds={r - 1 for r in m.trump.none_in_rounds},
+            game_trump_kind=m.trump.kind,
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
+
+    def for_round(self, r: int) -> "Rules":
+        """The rules of round ``r``: its hand size, and no trump in a round of trump.none_in_rounds."""
+        import dataclasses
+
+        kind = "none" if r in self.no_trump_rounds else self.game_trump_kind
+        return dataclasses.replace(self, hand_size=self.hand_sizes[r], trump_kind=kind)
 
     def team_of(self, seat: int) -> list[int]:
         """The seats of ``seat``'s team (itself alone without teams)."""
@@ -493,7 +510,9 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         dealer = stream.below(rules.players)
     else:
         dealer = rules.players - 1 if rules.lead in ("left-of-dealer", "bid-winner") else 0
-    for r in range(rules.rounds):
+    game_rules = rules
+    for r in range(game_rules.rounds):
+        rules = game_rules.for_round(r)
         hands, trump_card = deal(rules, stream)
         direction = "none"
         if rules.pass_cards:

@@ -69,7 +69,13 @@ R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
     R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 23)
 R_TEAMS = R_TRUMP_CHOICES + 1  # game.teams: how many teams (0: every seat plays for itself)
 R_TEAM = R_TEAMS + 1  # + seat: the team of seat s (0 = the team of game.teams' first list)
-N_RULES = R_TEAM + MAX_PLAYERS
+# the slots above hold for every round; the play loop gives each round a copy of them with R_HAND
+# (that round's hand) and R_TRUMP_KIND (none in a round of trump.none_in_rounds) set from these:
+N_ROUND_RULES = R_TEAM + MAX_PLAYERS
+MAX_ROUNDS = 255
+R_HANDS = N_ROUND_RULES  # + round: its hand size (deal.hand_size); R_HAND: the largest of them
+R_NO_TRUMP = R_HANDS + MAX_ROUNDS  # + round: 1 where it has no trump
+N_RULES = R_NO_TRUMP + MAX_ROUNDS
 
 TRUMP_NONE, TRUMP_FIXED, TRUMP_TURNED_UP, TRUMP_BID_WINNER = 0, 1, 2, 3
 LEAD_LEFT_OF_DEALER, LEAD_DEALER, LEAD_HOLDER, LEAD_BID_WINNER = 0, 1, 2, 3
@@ -298,6 +304,16 @@ def same_team(rules, a, b):
 
 
 @kernel(globals(), inline="always")
+def rules_of_round(rules, r, out):
+    """``out``: the rules in force in round ``r``, the game's with this round's hand size and trump."""
+    for i in range(N_ROUND_RULES):
+        out[i] = rules[i]
+    out[R_HAND] = rules[R_HANDS + r]
+    if rules[R_NO_TRUMP + r] != 0:
+        out[R_TRUMP_KIND] = TRUMP_NONE
+
+
+@kernel(globals(), inline="always")
 def keep_scores(table, n_tricks, cards, masks, rules, scores):
     """Without a ``score_round`` hook the round's scores are the keys' own (``round_scores``)."""
     return
@@ -348,13 +364,14 @@ class Setup:
     players: int
     names: tuple  # card name per deck index
     suits: tuple  # suit names
-    hand_size: int
+    hand_size: int  # the largest hand of the game
     rounds: int
-    tricks: int  # per round
+    tricks: int  # the most in a round
     rules: np.ndarray  # int64[N_RULES]
     cards: np.ndarray  # int64[N_CARD_FIELDS, deck]
     masks: np.ndarray  # uint64[N_MASKS]
     spec: object  # the checked rules file (rulesfile.Spec)
+    hands: tuple = ()  # each round's hand size (deal.hand_size), as many as game.rounds
 
     @property
     def deck(self) -> int:
@@ -372,7 +389,7 @@ def make_setup(spec, players: int) -> Setup:
     """The kernel arrays of a checked rules file (``rulesfile.read_rules``) at ``players`` players."""
     # imported here, not at the top: the rules file's schema and messages are no compiled code's
     # source (simcore/cache.py), so editing them recompiles nothing
-    from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hand_size_of
+    from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hand_sizes_of
 
     m = spec.model
     if players not in spec.player_counts:
@@ -380,7 +397,8 @@ def make_setup(spec, players: int) -> Setup:
         raise spec.error(("game", "players"), f"{m.game.name} is played by {counts} players, not {players}")
     deck = deck_of(spec, players)
     names = tuple(name for _, _, name in deck)
-    hand = hand_size_of(spec, players, len(deck))
+    hands = hand_sizes_of(spec, players, len(deck))
+    hand = max(hands)
     if "across" in m.passing.directions and m.passing.cards and players % 2:
         raise spec.error(("pass", "directions"), f"'across' has no seat opposite with {players} players")
     cards = np.zeros((N_CARD_FIELDS, len(deck)), dtype=np.int64)
@@ -442,6 +460,9 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_FIRST_DEALER] = first_dealer(m.play.lead, players)
     rules[R_TARGET_ON] = m.game.target is not None
     rules[R_TARGET] = m.game.target or 0
+    for r, size in enumerate(hands):
+        rules[R_HANDS + r] = size
+        rules[R_NO_TRUMP + r] = r + 1 in m.trump.none_in_rounds
     if m.game.teams is not None:
         rules[R_TEAMS] = len(m.game.teams)
         for k, team in enumerate(m.game.teams):
@@ -451,7 +472,7 @@ def make_setup(spec, players: int) -> Setup:
     if bound > SCORE_LIMIT:
         raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "
                          f"keeps them within ±{SCORE_LIMIT:,} (fewer rounds or smaller points)")
-    return Setup(players, names, tuple(suit_names), hand, m.game.rounds, hand, rules, cards, masks, spec)
+    return Setup(players, names, tuple(suit_names), hand, m.game.rounds, hand, rules, cards, masks, spec, tuple(hands))
 
 
 SCORE_LIMIT = 32767  # scores are stored as int16

@@ -23,7 +23,8 @@ from simcore.errors import BalanceError
 
 MAX_DECK = 64  # a hand is a uint64 bitmask of deck indices
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-MAX_ROUNDS = 255  # per-game counters are 8-bit
+MAX_ROUNDS = 255  # a game's rounds (each has its own slots in the rules vector: rules.R_HANDS ...)
+MAX_TRICKS_A_GAME = 65535  # the per-game counters are 16-bit
 DIRECTIONS = ("left", "right", "across", "none")
 
 
@@ -69,7 +70,8 @@ class DeckSection(_Section):
 
 
 class DealSection(_Section):
-    hand_size: Union[StrictInt, dict[str, StrictInt], None] = None
+    # a number, a list (one per round: a hand that grows), or either per player count
+    hand_size: Union[StrictInt, list[StrictInt], dict[str, Union[StrictInt, list[StrictInt]]], None] = None
     left_out: Literal["hidden", "revealed"] = "hidden"
 
 
@@ -82,6 +84,7 @@ class PassSection(_Section):
 class TrumpSection(_Section):
     kind: Literal["none", "fixed", "turned-up", "bid-winner"] = "none"
     suit: StrictStr | None = None
+    none_in_rounds: list[StrictInt] = []  # rounds (1 = the first) played without trump
 
 
 class BiddingSection(_Section):
@@ -360,20 +363,32 @@ def check_spec(spec: Spec, counts=None) -> None:
             if not key.isdigit() or int(key) not in spec.player_counts:
                 raise spec.error(("deal", "hand_size"), f"'{key}' is not one of the game's player counts "
                                  f"{list(spec.player_counts)}")
+    for round_number in m.trump.none_in_rounds:
+        if not 1 <= round_number <= m.game.rounds:
+            raise spec.error(("trump", "none_in_rounds"), f"round {round_number} is not one of the game's "
+                             f"{m.game.rounds} (game.rounds; the first is round 1)")
     for n in (spec.player_counts if counts is None else [n for n in counts if n in spec.player_counts]):
         deck = deck_of(spec, n)
-        hand = hand_size_of(spec, n, len(deck))
-        if hand < 1:
-            raise spec.error(("deal", "hand_size"), f"{n} players get no cards: the game cannot end")
-        need = n * hand + (1 if m.trump.kind == "turned-up" else 0)
-        if need > len(deck):
-            extra = " and one turned-up trump" if m.trump.kind == "turned-up" else ""
-            raise spec.error(("deal", "hand_size"), f"a deck of {len(deck)} cards cannot deal {n} hands of "
-                             f"{hand}{extra}")
-        if m.passing.cards > hand:
-            raise spec.error(("pass", "cards"), f"passes {m.passing.cards} cards from hands of {hand} ({n} players)")
-        if hand * m.game.rounds > MAX_ROUNDS:
-            raise spec.error(("game", "rounds"), f"{m.game.rounds} rounds of {hand} tricks: at most 255 tricks a game")
+        sizes = hand_sizes_of(spec, n, len(deck))
+        if len(sizes) != m.game.rounds:
+            raise spec.error(("deal", "hand_size"), f"{len(sizes)} hand sizes for {m.game.rounds} rounds "
+                             f"({n} players): one a round (game.rounds)")
+        for r, hand in enumerate(sizes):
+            when = f" in round {r + 1}" if len(set(sizes)) > 1 else ""
+            if hand < 1:
+                raise spec.error(("deal", "hand_size"), f"{n} players get no cards{when}: the game cannot end")
+            turned = m.trump.kind == "turned-up" and r + 1 not in m.trump.none_in_rounds
+            need = n * hand + (1 if turned else 0)
+            if need > len(deck):
+                extra = " and one turned-up trump" if turned else ""
+                raise spec.error(("deal", "hand_size"), f"a deck of {len(deck)} cards cannot deal {n} hands of "
+                                 f"{hand}{extra}{when}")
+            if m.passing.cards > hand:
+                raise spec.error(("pass", "cards"), f"passes {m.passing.cards} cards from hands of {hand} "
+                                 f"({n} players){when}")
+        if sum(sizes) > MAX_TRICKS_A_GAME:
+            raise spec.error(("game", "rounds"), f"{m.game.rounds} rounds of up to {max(sizes)} tricks: at most "
+                             f"{MAX_TRICKS_A_GAME:,} tricks a game")
     if m.game.target is not None and m.game.rounds == 1:
         raise spec.error(("game", "target"), "a game played to a target needs game.rounds, the most rounds it "
                          "may last (it ends after the round in which a total reaches the target)")
@@ -490,16 +505,22 @@ def deck_of(spec, players: int) -> list[tuple[int, int, str]]:
     return out
 
 
-def hand_size_of(spec, players: int, deck: int) -> int:
-    """deal.hand_size at ``players`` players; by default the deck shared out evenly (less one card
-    for a turned-up trump)."""
+def hand_sizes_of(spec, players: int, deck: int) -> list[int]:
+    """deal.hand_size at ``players`` players, one a round: a number for every round, or the list
+    (a hand that grows, or shrinks); by default the deck shared out evenly (less one card for a
+    turned-up trump)."""
     m = spec.model
     size = m.deal.hand_size
     if isinstance(size, dict):
         size = size.get(str(players))
     if size is None:
-        return (deck - (1 if m.trump.kind == "turned-up" else 0)) // players
-    return size
+        size = (deck - (1 if m.trump.kind == "turned-up" else 0)) // players
+    return list(size) if isinstance(size, list) else [size] * m.game.rounds
+
+
+def hand_size_of(spec, players: int, deck: int) -> int:
+    """The largest hand of the game at ``players`` players (``hand_sizes_of``)."""
+    return max(hand_sizes_of(spec, players, deck))
 
 
 # --------------------------------------------------------------------------------------------
