@@ -574,3 +574,41 @@ def test_a_variant_that_adds_or_changes_hooks_plays_them(tmp_path):
     assert variant["settings"] == {"hooks.module": "lowest.py"}
     led = next(f for f in variant["figures"] if f["key"] == "event:leads_won")
     assert led["change"] > 0.03 and led["p_value"] < 1e-6  # the led suit's low card takes its tricks
+
+
+# --- broken hook modules, generated ---------------------------------------------------------------
+
+USED = "    if kept[0] == 12345:\n        return 0\n"  # a value the hook goes on to use
+HOOK_BREAKS = {  # what goes in at the top of a hook's body: each one a mistake a designer makes
+    "unknown name": "    undefined_helper(table)\n",
+    "a list": "    kept = [table[T_NPLAYED], 2, 3]\n" + USED,
+    "a dict": "    kept = {0: table[T_NPLAYED]}\n" + USED,
+    "an array": "    kept = np.zeros(4, dtype=np.int64) + table[T_NPLAYED]\n" + USED,
+    "a text": "    kept = 'text' + 1\n",
+    "past the end": "    kept = cards[0, 100000 + table[T_NPLAYED]]\n",
+    "by zero": "    kept = 1 // (table[T_NPLAYED] - table[T_NPLAYED])\n",
+    "no end": "    while table[T_NPLAYED] >= 0:\n        table[T_NPLAYED] += 0\n",
+}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hook=st.sampled_from(["legal", "trick_winner", "trick_points"]), mistake=st.sampled_from(sorted(HOOK_BREAKS)))
+def test_any_broken_hook_is_one_line(tmp_path, monkeypatch, hook, mistake):
+    """Hypothesis puts a designer's mistake into one of BIRD & WEATHER's hooks: the command ends
+    with one line naming the hooks module and the hook, exit 2, no traceback, no crash, no hang."""
+    from simcore.games.trick import hookcheck
+
+    monkeypatch.setattr(hookcheck, "CHECK_SECONDS", 5)
+    rules = (ROOT / "examples" / "games" / "bird-weather.toml").read_text()
+    hooks = (ROOT / "examples" / "games" / "bird_weather_hooks.py").read_text()
+    head = next(line for line in hooks.splitlines() if line.startswith(f"def {hook}("))
+    body_start = hooks.index(head) + len(head) + 1
+    docstring_end = hooks.index('"""', hooks.index('"""', body_start) + 3) + 4 if hooks[body_start:].lstrip().startswith('"""') else body_start
+    broken = hooks[:docstring_end] + HOOK_BREAKS[mistake] + hooks[docstring_end:]
+    folder = tmp_path / f"{hook}-{mistake.replace(' ', '-')}"
+    folder.mkdir(exist_ok=True)
+    (folder / "bw.toml").write_text(rules.replace('module = "bird_weather_hooks.py"', 'module = "my_hooks.py"'))
+    (folder / "my_hooks.py").write_text(broken)
+    code, _, err = balance("simulate", folder / "bw.toml", "-p", 4, "-n", 50, "-q")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (hook, mistake, err)
+    assert "my_hooks.py" in err and (hook in err or mistake == "no end"), (hook, mistake, err)

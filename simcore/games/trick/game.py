@@ -147,10 +147,33 @@ class RulesFileGame(Game, rules=tr):
         return self._hooked(lineup, setup.spec)
 
     def run_chunk(self, setup, lineup, seed: int, start: int, n: int):
-        return super().run_chunk(setup, self.play_loop(setup, lineup), seed, start, n)
+        lineup = self.play_loop(setup, lineup)
+        with self._hook_errors(lineup, f"games {start} to {start + n - 1} of seed {seed}"):
+            return super().run_chunk(setup, lineup, seed, start, n)
 
     def logged_batch(self, setup, lineup, seed: int, indices):
-        return super().logged_batch(setup, self.play_loop(setup, lineup), seed, indices)
+        lineup = self.play_loop(setup, lineup)
+        with self._hook_errors(lineup, f"the logged games of seed {seed}"):
+            return super().logged_batch(setup, lineup, seed, indices)
+
+    def _hook_errors(self, lineup, where: str):
+        """What a compiled hook raises past the checking run (a division by zero on a path its
+        games did not take ...): one line naming the hooks module, not a traceback."""
+        import contextlib
+
+        module = getattr(lineup.kernels, "__balance_hooks_module__", None)
+
+        @contextlib.contextmanager
+        def one_line():
+            try:
+                yield
+            except (ArithmeticError, IndexError, ValueError, TypeError) as exc:
+                if module is None:
+                    raise
+                raise BalanceError(f"{self.path}: a hook of {module} raised {type(exc).__name__} ({exc}) in {where}") \
+                    from None
+
+        return one_line()
 
     def play_chunk(self, lineup, seed: int, keys, start: int, n: int, inputs: tuple, outputs: tuple,
                    status: np.ndarray) -> None:

@@ -19,9 +19,12 @@ import sys
 import traceback
 from pathlib import Path
 
+import numpy as np
+
 # the games of the checking run: enough to reach a round's last trick and its score at every
 # player count, a fraction of a second in plain Python
 CHECK_GAMES = 12
+CHECK_SECONDS = 30  # a checking run longer than this has a hook that does not return (a loop without end)
 
 
 def argument_types(name: str) -> tuple:
@@ -126,13 +129,34 @@ def check_compiles(spec, names) -> None:
 def check_run(spec) -> None:
     """The checking run: CHECK_GAMES random games of the reference engine, which runs the hooks as
     plain Python, at every player count; an exception inside a hook (an index out of bounds ...)
-    is one line naming the hook's line, where the compiled loop would have read past memory."""
-    from simcore.errors import BalanceError
-    from simcore.games.trick import reference
-    from simcore.games.trick.rules import make_setup
+    is one line naming the hook's line, where the compiled loop would have read past memory; a
+    hook that never returns stops the run after CHECK_SECONDS with one line too."""
+    import signal
+    import threading
+
     from simcore.games.trick.rulesfile import hooks_path
 
     path = hooks_path(spec).resolve()
+    timed = threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGALRM")
+    if timed:
+        def stalled(signum, frame):
+            raise TimeoutError(f"a checking game did not end in {CHECK_SECONDS} s: a hook that never returns?")
+
+        previous = signal.signal(signal.SIGALRM, stalled)
+        signal.alarm(CHECK_SECONDS)
+    try:
+        _check_games(spec, path)
+    finally:
+        if timed:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _check_games(spec, path: Path) -> None:
+    from simcore.errors import BalanceError
+    from simcore.games.trick import reference
+    from simcore.games.trick.rules import make_setup
+
     for players in spec.player_counts:
         try:
             setup = make_setup(spec, players)
@@ -141,15 +165,20 @@ def check_run(spec) -> None:
         rules = reference.Rules.from_setup(setup)
         for index in range(CHECK_GAMES):
             try:
-                reference.play_game(rules, 0, index)
+                with np.errstate(all="raise"):  # numpy's scalars warn where compiled code raises (1 // 0)
+                    reference.play_game(rules, 0, index)
             except BalanceError as exc:  # an impossible answer, said by the reference
                 raise spec.error(("hooks", "module"), f"{path.name}: {exc}") from None
             except Exception as exc:  # noqa: BLE001 - the designer's code: whatever it raised, one line
                 frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
                 if not frames:
+                    if isinstance(exc, TimeoutError):
+                        raise spec.error(("hooks", "module"), f"{path.name}: {exc}") from None
                     raise
                 frame = frames[-1]
-                what = {"IndexError": "an index out of bounds"}.get(type(exc).__name__, type(exc).__name__)
+                what = {"IndexError": "an index out of bounds", "TimeoutError": "no end",
+                        "FloatingPointError": "a division by zero or an overflow"}.get(
+                    type(exc).__name__, type(exc).__name__)
                 raise spec.error(("hooks", "module"),
                                  f"{path.name}, {frame.name}, line {frame.lineno}: {what} ({exc}) in a checking "
                                  f"game ({players} players, game {index})") from None
