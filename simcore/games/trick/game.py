@@ -293,8 +293,17 @@ class RulesFileGame(Game, rules=tr):
         p = setup.players
         return [Columns(scores, per_seat("score", p), games_first=True),
                 Columns(shares, per_seat("share", p), games_first=True),
-                Columns(counters, tr.COUNTER_NAMES, games_first=True),
+                Columns(counters, self.counter_names(setup), games_first=True),
                 Columns(hands, per_seat("hand", p), games_first=True)]
+
+    @staticmethod
+    def counter_names(setup) -> tuple:
+        """The counters' columns: the engine's, then the events the hooks module declares (EVENTS),
+        the slots it leaves unused skipped (None)."""
+        from simcore.games.trick.rulesfile import events_of
+
+        declared = [column for column, _, _ in events_of(setup.spec)]
+        return tr.COUNTER_NAMES + tuple(declared) + (None,) * (tr.MAX_HOOK_EVENTS - len(declared))
 
     def metadata(self, setup) -> dict:
         # only the events the rules in force can have (no trump: no trick is trumped ...)
@@ -304,6 +313,10 @@ class RulesFileGame(Game, rules=tr):
                    "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING]),
                    "capped": bool(rules[tr.R_TARGET_ON])}
         events = [e.__dict__ for e in self.events if applies[e.column]]
+        from simcore.games.trick.rulesfile import events_of
+
+        # the designer's events, counted by the count_events hook, on every page like the engine's
+        events += [Event(column, label, per).__dict__ for column, label, per in events_of(setup.spec)]
         m = setup.spec.model
         if m.game.dealer == "random":
             first, seat_1_first = "the first dealer is drawn at random: seat 1 is first by number only", False
@@ -393,7 +406,7 @@ class RulesFileGame(Game, rules=tr):
                                 bool(setup.rules[tr.R_LOWEST_WINS]), shares)
         return {"game": self.name, "players": p, "rounds": rounds, "tricks": tricks, "scores": scores,
                 "shares": [float(x) for x in shares[:p]],
-                "counters": {n: int(counters[c]) for c, n in enumerate(tr.COUNTER_NAMES)}}
+                "counters": {n: int(counters[c]) for c, n in enumerate(self.counter_names(setup)) if n is not None}}
 
     def plays_in_log(self, setup, log: dict) -> int:
         return len(log["tricks"]) * setup.players

@@ -39,7 +39,8 @@ def argument_types(name: str) -> tuple:
             "trick_winner": (table, types.int64, types.int64, cards, masks, rules, types.int64),
             "trick_points": (table, types.int64, cards, masks, rules),
             "score_round": (table, types.int64, cards, masks, rules, scores),
-            "legal_bids": (rules, table, types.int64, types.int64, types.int64)}[name]
+            "legal_bids": (rules, table, types.int64, types.int64, types.int64),
+            "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A"))}[name]
 
 
 def _fresh(path: Path, name: str):
@@ -102,7 +103,7 @@ def check_compiles(spec, names) -> None:
 
     path = hooks_path(spec)
     module = _fresh(path, f"balance_hookcheck_{abs(hash(path.read_bytes()))}")
-    per_card = {name: name != "score_round" for name in names}
+    per_card = {name: name not in ("score_round", "count_events") for name in names}
     functions = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
     for hook in names:
         # the helpers as the loop compiles them: every function of the module jitted, with
@@ -121,7 +122,7 @@ def check_compiles(spec, names) -> None:
             where = f"{path.name}, {hook}" + (f", line {line}" if line else "")
             raise spec.error(("hooks", "module"), f"{where}: does not compile: {_reason(text)}") from None
         answer = compiled.nopython_signatures[0].return_type
-        wanted_integer = hook != "score_round"
+        wanted_integer = hook not in ("score_round", "count_events")
         if wanted_integer and not isinstance(answer, (types.Integer, types.Boolean)):
             raise spec.error(("hooks", "module"), f"{path.name}, {hook}: returns {answer}, not a whole number")
 

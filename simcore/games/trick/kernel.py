@@ -27,7 +27,7 @@ from simcore.games.trick.rules import (
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
-    rules_of_round, team_scores, trick_points,
+    C_HOOK_EVENTS, count_no_events, rules_of_round, team_scores, trick_points,
     winner_of_trick,
 )
 from simcore.jit import kernel
@@ -57,21 +57,24 @@ HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE, HOOK_BIDS_BROKE = -4, -5,
 score_round = hooks.get("score_round", keep_scores)
 SCORE_HOOKED = "score_round" in hooks
 legal_bids = hooks.get("legal_bids", legal_bids)
+count_events = hooks.get("count_events", count_no_events)
+EVENTS_HOOKED = "count_events" in hooks
 
 def compiled_hooks(module, names) -> dict:
     """A rules file's hooks (``names`` of the hooks ``module`` defines) compiled for the play loop:
     every function the module defines becomes a Numba function, inlined where it is called, so
     that a hook may call the module's helpers (simcore/games/trick/game.py, ``hooked_build``).
-    ``score_round``, called once a round, is compiled on its own with reference counting, so it
-    may allocate arrays (the loop that calls it is compiled without: simcore/jit.py); the hooks
-    called for every card are inlined and may not."""
+    ``score_round`` and ``count_events``, called once a round, are compiled on their own with
+    reference counting, so they may allocate arrays (the loop that calls them is compiled without:
+    simcore/jit.py); the hooks called for every card are inlined and may not."""
     import inspect
 
     from numba import njit
 
     for name, value in list(vars(module).items()):
         if inspect.isfunction(value) and value.__module__ == module.__name__:
-            setattr(module, name, njit(_nrt=True)(value) if name == "score_round" else njit(inline="always")(value))
+            once_a_round = name in ("score_round", "count_events")
+            setattr(module, name, njit(_nrt=True)(value) if once_a_round else njit(inline="always")(value))
     return {name: getattr(module, name) for name in names}
 
 
@@ -335,6 +338,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         for s in range(n_players):
             counters[C_EXACT_BIDS] += table[T_BID + s] == table[T_WON + s]
             counters[C_BIDS] += 1
+    if EVENTS_HOOKED:  # the designer's events (the hooks module's EVENTS)
+        count_events(table, hand_size, cards, masks, rules, counters[C_HOOK_EVENTS:])
     return FINISHED
 
 

@@ -72,6 +72,7 @@ class Rules:
     hand_sizes: list[int] = field(default_factory=list)  # each round's (deal.hand_size); hand_size: this round's
     no_trump_rounds: set[int] = field(default_factory=set)  # trump.none_in_rounds, rounds from 0
     game_trump_kind: str = "none"  # trump.kind; trump_kind: this round's (none in a round without)
+    event_columns: list[str] = field(default_factory=list)  # the hooks module's EVENTS
     hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
     arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
@@ -83,7 +84,7 @@ class Rules:
     @classmethod
     def _of_setup(cls, setup) -> "Rules":
         from simcore.games.trick.rules import R_WITHHELD
-        from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hooks_of
+        from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, events_of, hooks_of
 
         m = setup.spec.model
         points = m.scoring.card_points
@@ -110,7 +111,7 @@ class Rules:
             withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=suits,
             teams=[[seat - 1 for seat in team] for team in (m.game.teams or [])],
             hand_sizes=list(setup.hands), no_trump_rounds={r - 1 for r in m.trump.none_in_rounds},
-            game_trump_kind=m.trump.kind,
+            game_trump_kind=m.trump.kind, event_columns=[column for column, _, _ in events_of(setup.spec)],
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
 
     def for_round(self, r: int) -> "Rules":
@@ -467,7 +468,14 @@ class Round:
         self.do_pass()
         self.do_bids()
         self.play_tricks()
-        return self.scores()
+        out = self.scores()
+        self.events = [0] * len(self.rules.event_columns)
+        if "count_events" in self.rules.hooks:  # the designer's events, from the round's record
+            rules, deck, masks = self.rules.arrays
+            counts = np.zeros(len(self.rules.event_columns), dtype=np.int64)
+            self.rules.hooks["count_events"](self.table([]), self.rules.hand_size, deck, masks, rules, counts)
+            self.events = [int(x) for x in counts]
+        return out
 
     def summary(self, dealt: list[set[int]]) -> dict:
         return {"round": self.round, "dealer": self.dealer,
@@ -504,7 +512,8 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     record = Record(rules.players)
     totals = [0] * rules.players
     counters = {"leads_won": 0, "trumped_tricks": 0, "reversed_tricks": 0, "moons": 0, "exact_bids": 0,
-                "rounds_played": 0, "tricks_played": 0, "bids_made": 0, "capped": 0}
+                "rounds_played": 0, "tricks_played": 0, "bids_made": 0, "capped": 0,
+                **{column: 0 for column in rules.event_columns}}
     # the first dealer: drawn, or the seat that makes seat 1 (seat 0) lead the first trick
     if rules.random_dealer:
         dealer = stream.below(rules.players)
@@ -531,6 +540,8 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         counters["rounds_played"] += 1
         counters["tricks_played"] += len(rnd.tricks)
         counters["bids_made"] += rules.players if rules.bidding else 0
+        for column, count in zip(rules.event_columns, rnd.events):  # the hooks module's EVENTS
+            counters[column] = counters.get(column, 0) + count
         if rules.target is not None and max(totals) >= rules.target:
             break  # a total reached game.target: the game ends after this round
         if rules.target is not None and r == rules.rounds - 1:

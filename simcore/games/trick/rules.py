@@ -102,7 +102,9 @@ C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS, C
 # played to game.target that stopped after game.rounds rounds with no total at the target
 COUNTER_NAMES = ("leads_won", "trumped_tricks", "reversed_tricks", "moons", "exact_bids", "rounds_played",
                  "tricks_played", "bids_made", "capped")
-N_COUNTERS = 9
+MAX_HOOK_EVENTS = 4  # the events a hooks module may declare (EVENTS), counted by its count_events hook
+C_HOOK_EVENTS = 9  # + k: the k-th of them
+N_COUNTERS = C_HOOK_EVENTS + MAX_HOOK_EVENTS
 
 # one log row per trick
 L_ROUND, L_TRICK, L_LEADER = range(3)
@@ -311,6 +313,12 @@ def rules_of_round(rules, r, out):
     out[R_HAND] = rules[R_HANDS + r]
     if rules[R_NO_TRUMP + r] != 0:
         out[R_TRUMP_KIND] = TRUMP_NONE
+
+
+@kernel(globals(), inline="always")
+def count_no_events(table, n_tricks, cards, masks, rules, events):
+    """Without a ``count_events`` hook a round adds to no event of the designer's."""
+    return
 
 
 @kernel(globals(), inline="always")

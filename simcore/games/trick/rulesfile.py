@@ -538,6 +538,9 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
                     "nothing: it sets ``scores[s]``, each seat's score for the round (it holds the keys' "
                     "own, a team's added up under game.teams), from the round's n_tricks tricks in the "
                     "table's record (T_RECORD); partners must be left one score"),
+    "count_events": ("table, n_tricks, cards, masks, rules, events",
+                     "nothing: at a round's end it adds to ``events[k]`` how often the k-th event of the "
+                     "module's EVENTS happened in the round (its tricks in the table's record)"),
     "legal_bids": ("rules, table, n_players, bids_made, hand_size",
                    "the bids allowed now as a mask (bit b = bid b), ``bids_made`` bids made so far this "
                    "round (the bids in table[T_BID + s], -1 not yet)"),
@@ -587,9 +590,50 @@ def hooks_of(spec: Spec, module_out: list | None = None) -> dict:
         found[hook] = fn
     if not found:
         raise spec.error(where, f"{path} defines none of the hooks {', '.join(HOOKS)}")
+    declared = hook_events(module)
+    if declared is None:
+        raise spec.error(where, f"{path}: EVENTS must be a list of at most {MAX_HOOK_EVENTS} (column, label, unit) "
+                         "triples: a column name of lower-case letters, digits and _, any label, and the unit "
+                         "its rate is per (\"game\", \"round\" or \"trick\"), no column the run has already")
+    if declared and "count_events" not in found:
+        raise spec.error(where, f"{path} declares EVENTS but no count_events hook counts them")
+    if "count_events" in found and not declared:
+        raise spec.error(where, f"{path}: count_events counts the events of EVENTS, which it does not declare")
     if module_out is not None:
         module_out.append(module)
     return found
+
+
+MAX_HOOK_EVENTS = 4  # rules.MAX_HOOK_EVENTS
+# the columns a run already has (rules.COUNTER_NAMES and the game index): no event may take one
+TAKEN_COLUMNS = ("game", "leads_won", "trumped_tricks", "reversed_tricks", "moons", "exact_bids", "rounds_played",
+                 "tricks_played", "bids_made", "capped")
+
+
+def hook_events(module) -> list[tuple[str, str, str]] | None:
+    """A hooks module's EVENTS: [(column, label, unit)], [] when it declares none, None when it is
+    not such a list (the caller's one line)."""
+    declared = getattr(module, "EVENTS", [])
+    if not isinstance(declared, (list, tuple)) or len(declared) > MAX_HOOK_EVENTS:
+        return None
+    out = []
+    for entry in declared:
+        if (not isinstance(entry, (list, tuple)) or len(entry) != 3 or not all(isinstance(x, str) for x in entry)
+                or not re.fullmatch(r"[a-z][a-z0-9_]{0,39}", entry[0]) or entry[2] not in ("game", "round", "trick")
+                or entry[0] in [e[0] for e in out] or entry[0] in TAKEN_COLUMNS
+                or entry[0].startswith(("score_", "share_", "hand_"))):
+            return None
+        out.append(tuple(entry))
+    return out
+
+
+def events_of(spec: Spec) -> list[tuple[str, str, str]]:
+    """The events a rules file's hooks declare (none without hooks)."""
+    if spec.model.hooks is None:
+        return []
+    module = []
+    hooks_of(spec, module)
+    return hook_events(module[0]) or []
 
 
 def hooks_digest(spec: Spec) -> str | None:

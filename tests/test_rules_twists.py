@@ -1,5 +1,6 @@
-"""Partners in a rules file (game.teams, docs/rules-files.md): a team scores and wins together,
-every player knows its partner, and the figures that judge the game are the teams'.
+"""A rules file's twists (docs/rules-files.md): partners (game.teams: a team scores and wins
+together, every player knows its partner, the figures that judge the game are the teams'), the
+voids the players read from a legal hook, and the events a hooks module declares.
 examples/games/spades.toml (OpenSpiel's spades, partners 1 and 3 against 2 and 4) is checked deal
 for deal against OpenSpiel in tests/test_rules_files.py."""
 import json
@@ -183,3 +184,48 @@ def test_search_reads_voids_from_the_legal_hook(tmp_path):
                          np.empty(tr.TABLE_WIDTH, dtype=np.int64), voids)
     assert int(voids[1]) & hearts == hearts & int(pool)
     assert int(voids[1]) & ~hearts & everything == 0  # and nothing else: a Wizard would have been allowed too
+
+
+EVENT_HOOKS = (WIZARD_HOOKS + '''
+
+EVENTS = [("wizard_wins", "Trick taken by a Wizard", "trick"), ("wizard_rounds", "Round with a Wizard trick", "round")]
+
+
+def count_events(table, n_tricks, cards, masks, rules, events):
+    """Tricks a Wizard took this round, and whether there was one."""
+    found = 0
+    for t in range(n_tricks):
+        at = T_RECORD + t * RECORD_WIDTH
+        winner_card = table[at + K_CARD + ((table[at + K_WINNER] - table[at + K_LEADER]) % rules[R_PLAYERS])]
+        if cards[C_SUIT, winner_card] == 4:
+            found += 1
+    events[0] += found
+    events[1] += found > 0
+''').replace("from simcore.games.trick.rules import C_SUIT, M_SUIT, T_NPLAYED, T_PLAY",
+           "from simcore.games.trick.rules import (C_SUIT, K_CARD, K_LEADER, K_WINNER, M_SUIT, R_PLAYERS, RECORD_WIDTH,\n"
+           "                                       T_NPLAYED, T_PLAY, T_RECORD)")
+
+
+def test_a_hooks_module_declares_events_every_page_reports(tmp_path):
+    """EVENTS and count_events: the compiled loop and the reference count the same, each event is
+    a column of the run and a line of simulate's rule events, at its own unit (a Wizard takes each
+    trick it is played to, so its count is the Wizards played)."""
+    (tmp_path / "wizards.toml").write_text(WIZARDS)
+    (tmp_path / "wizard_hooks.py").write_text(EVENT_HOOKS)
+    game = get_game(str(tmp_path / "wizards.toml"))
+    setup = game.setup(3, game.variant())
+    logs = game.kernel_logs(setup, game.lineup("random", 3), 4, range(80))
+    for index, log in enumerate(logs):
+        played = sum(card == "Wiz" for t in log["tricks"] for card in t["cards"])
+        first_wizards = sum(next((c for c in t["cards"] if c == "Wiz"), None) is not None for t in log["tricks"])
+        assert log["counters"]["wizard_wins"] == first_wizards and log["counters"]["wizard_rounds"] == (played > 0)
+        expected = game.reference_log(setup, 4, index)
+        assert expected["counters"] == log["counters"]
+    code, out, err = balance("simulate", tmp_path / "wizards.toml", "-n", 3000, "-q")
+    assert code == 0, err
+    assert "Trick taken by a Wizard" in out and "Round with a Wizard trick" in out
+    assert any(line.startswith("Trick taken by a Wizard") and " trick " in line for line in out.splitlines())
+    # a declaration that is not one is a line
+    (tmp_path / "wizard_hooks.py").write_text(EVENT_HOOKS.replace('"trick"), ("wizard_rounds"', '"hand"), ("wizard_rounds"'))
+    code, _, err = balance("simulate", tmp_path / "wizards.toml", "-n", 10, "-q")
+    assert code == 2 and "EVENTS must be a list" in err and len(err.strip().splitlines()) == 1, err
