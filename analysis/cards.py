@@ -76,13 +76,17 @@ def _seed(meta: dict) -> int:
     return seed
 
 
-def _blocks(frame: pl.LazyFrame, players: int, rows: int, game, setup, seed: int):
-    """(opening hands uint8[b, players, cards], win shares float64[b, players]) per block of games."""
+def _blocks(frame: pl.LazyFrame, players: int, rows: int, game, setup, seed: int, teams=None):
+    """(opening hands uint8[b, players, cards], win shares float64[b, players]) per block of games;
+    in a game of ``teams`` (a rules file's game.teams, seats from 0) a seat's win share is its
+    team's (the partners' shares added up): a card is judged by what it does for its holder's team."""
     shares = [f"share_{s}" for s in range(players)]
     for offset in range(0, rows, SLICE_ROWS):
         part = frame.select("game", *shares).slice(offset, SLICE_ROWS).collect()
         indices = part["game"].to_numpy()
         y = np.column_stack([part[c].cast(pl.Float64).to_numpy() for c in shares])
+        if teams:
+            y = np.column_stack([y[:, next(t for t in teams if s in t)].sum(axis=1) for s in range(players)])
         for start in range(0, part.height, BLOCK_GAMES):
             block = indices[start:start + BLOCK_GAMES]
             yield game.opening_hands(setup, seed, block), y[start:start + BLOCK_GAMES]
@@ -123,7 +127,7 @@ def card_strength(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEF
     held_sum = np.zeros((players, cards))
     share_sum = np.zeros(players)
     games_held = np.zeros(cards, dtype=np.int64)
-    for hands, y in _blocks(frame, players, rows, game, setup, seed):
+    for hands, y in _blocks(frame, players, rows, game, setup, seed, meta.get("teams")):
         held_sum += hands.sum(axis=0, dtype=np.int64)
         share_sum += y.sum(axis=0)
         games_held += (hands > 0).sum(axis=(0, 1))
@@ -132,7 +136,7 @@ def card_strength(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEF
     # pass 2: per game g, a_g = sum_s x~ y~ and b_g = sum_s x~^2 (per card); then
     # sum_g (a_g - delta b_g)^2 = sum a^2 - 2 delta sum ab + delta^2 sum b^2 gives the clustered V
     sxy, sxx, saa, sab, sbb = (np.zeros(cards) for _ in range(5))
-    for hands, y in _blocks(frame, players, rows, game, setup, seed):
+    for hands, y in _blocks(frame, players, rows, game, setup, seed, meta.get("teams")):
         x = hands - held_mean  # float64[b, players, cards]
         a = np.einsum("gsc,gs->gc", x, y - share_mean)
         b = np.einsum("gsc,gsc->gc", x, x)
@@ -182,11 +186,14 @@ def lineup_phrase(meta: dict) -> str:
     return f"all {names[0]}" if len(set(names)) == 1 else ", ".join(names)
 
 
-def method_note(table: pl.DataFrame, games: int, confidence: float = stats.DEFAULT_CONFIDENCE) -> str:
+def method_note(table: pl.DataFrame, games: int, confidence: float = stats.DEFAULT_CONFIDENCE,
+                teams: bool = False) -> str:
     level = round(100 * confidence)
     tested = table["p"].is_not_null().sum()
     limit = thresholds().card_pp
-    note = (f"Change in a seat's win share when the card is in its opening hand (the first deal), in "
+    whose = ("the win share of a seat's team (partners win together: game.teams) when the card is in the seat's"
+             if teams else "a seat's win share when the card is in its")
+    note = (f"Change in {whose} opening hand (the first deal), in "
             f"percentage points: a regression of win share on the card with a fixed effect per seat, so seat "
             f"order is controlled for; {level}% intervals and z-test p-values with standard errors clustered "
             f"by game ({games_phrase(games)}); q is the Benjamini–Hochberg adjustment over the {tested} cards "
@@ -268,7 +275,7 @@ def text_table(table: pl.DataFrame, meta: dict, games: int) -> str:
     rows, _ = table_rows(table)
     found = verdict(table, games, players_of_meta(meta))
     return "\n".join([head, "", "verdict: " + " ".join(found["sentences"]), f"  ({found['note']})", "",
-                      method_note(table, games), "", *fixed_width(HEADERS, rows), "",
+                      method_note(table, games, teams=bool(meta.get("teams"))), "", *fixed_width(HEADERS, rows), "",
                       f"{table['flagged'].sum()} of {table.height} cards flagged (BH q < 0.05 and the interval "
                       f"beyond ±{thresholds().card_pp:g} pp); {table['significant'].sum()} significant"])
 
@@ -330,7 +337,7 @@ def card_blocks(table: pl.DataFrame, meta: dict, games: int, prefix: str = "", l
               Verdict(found["sentences"], found["note"], found["tone"], "Cards"),
               Image(f"{prefix}card-strength.png", chart_alt(table, found), strength_chart(table, meta, games),
                     lead=lead),
-              Paragraph(method_note(table, games)), Table(HEADERS, rows)]
+              Paragraph(method_note(table, games, teams=bool(meta.get("teams")))), Table(HEADERS, rows)]
     if left_out:
         blocks.append(Paragraph(f"The table shows the {TABLE_ENDS} strongest and {TABLE_ENDS} weakest cards and "
                                 f"every flagged one; the chart shows all {table.height}."))
@@ -396,7 +403,7 @@ def write(table: pl.DataFrame, meta: dict, games: int, out: str | Path) -> Path:
     rows, _ = table_rows(table, every=True)
     blocks = [Heading(1, title), Verdict(found["sentences"], found["note"], found["tone"]),
               Image("card-strength.png", chart_alt(table, found), strength_chart(table, meta, games), lead=True),
-              about, Paragraph(method_note(table, games)), Table(HEADERS, rows)]
+              about, Paragraph(method_note(table, games, teams=bool(meta.get("teams")))), Table(HEADERS, rows)]
     document = {"game": meta["game"], "players": meta["players"], "games": games, "seed": meta.get("seed"),
                 "strategies": strategies(meta), "strategy_labels": strategy_labels(meta), "variant": meta["variant"],
                 "thresholds": {"card_pp": thresholds().card_pp}, "verdict": found, "cards": table.to_dicts()}
