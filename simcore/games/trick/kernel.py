@@ -23,7 +23,7 @@ from simcore.games.trick.rules import (
     L_LEADER, L_POINTS, L_ROUND, L_TRICK, L_WINNER, MAX_PASS, MAX_PLAYERS, M_BREAKING, M_POINTS,
     M_REVERSING, N_COUNTERS, RECORD_WIDTH, ROUND_WIDTH, R_BIDDING, R_DECK, R_FIRST_DEALER, R_FIRST_LEAD_CARD, R_HAND,
     R_LEAD, R_LOWEST_WINS, R_MOON, R_PASS_CARDS, R_PASS_N, R_PASS_OFFSET, R_PASS_RANDOM, R_PLAYERS, R_RANDOM_DEALER,
-    R_REVEALED, R_ROUNDS, R_TARGET, R_TARGET_ON, R_TRUMP_CHOICES, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD,
+    R_REVEALED, R_ROUNDS, R_ROUNDS_ALIKE, R_TARGET, R_TARGET_ON, R_TRUMP_CHOICES, R_TRUMP_KIND, R_TRUMP_SUIT, R_UNBROKEN, R_WITHHELD,
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
@@ -368,8 +368,12 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
     work[W_CURSOR] = 0
     dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else rules[R_FIRST_DEALER]
     log_row = 0
+    alike = rules[R_ROUNDS_ALIKE] != 0
+    if alike:  # every round plays the game's rules as they are: one copy a game, not a round
+        rules_of_round(rules, 0, round_rules)
     for r in range(rules[R_ROUNDS]):
-        rules_of_round(rules, r, round_rules)
+        if not alike:
+            rules_of_round(rules, r, round_rules)
         table[T_ROUND] = r
         table[T_DEALER] = dealer
         start_round(table, round_rules, n_players, totals)

@@ -69,9 +69,10 @@ R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
     R_PASS_OFFSET + MAX_DIRECTIONS, R_PASS_OFFSET + MAX_DIRECTIONS + 23)
 R_TEAMS = R_TRUMP_CHOICES + 1  # game.teams: how many teams (0: every seat plays for itself)
 R_TEAM = R_TEAMS + 1  # + seat: the team of seat s (0 = the team of game.teams' first list)
+R_ROUNDS_ALIKE = R_TEAM + MAX_PLAYERS  # 1 when every round has the same hand size and trump: no copy a round
 # the slots above hold for every round; the play loop gives each round a copy of them with R_HAND
 # (that round's hand) and R_TRUMP_KIND (none in a round of trump.none_in_rounds) set from these:
-N_ROUND_RULES = R_TEAM + MAX_PLAYERS
+N_ROUND_RULES = R_ROUNDS_ALIKE + 1
 MAX_ROUNDS = 255
 R_HANDS = N_ROUND_RULES  # + round: its hand size (deal.hand_size); R_HAND: the largest of them
 R_NO_TRUMP = R_HANDS + MAX_ROUNDS  # + round: 1 where it has no trump
@@ -471,6 +472,7 @@ def make_setup(spec, players: int) -> Setup:
     for r, size in enumerate(hands):
         rules[R_HANDS + r] = size
         rules[R_NO_TRUMP + r] = r + 1 in m.trump.none_in_rounds
+    rules[R_ROUNDS_ALIKE] = len(set(hands)) == 1 and not m.trump.none_in_rounds
     if m.game.teams is not None:
         rules[R_TEAMS] = len(m.game.teams)
         for k, team in enumerate(m.game.teams):
