@@ -33,7 +33,7 @@ from simcore.games.trick.rules import (
     R_BIDDING, R_DECK, R_HAND, R_LOWEST_WINS, R_MOON, R_PER_TRICK, R_PLAYERS, R_TEAMS, R_UNBROKEN, RECORD_WIDTH,
     T_BID, T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_RECORD, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD,
     T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
-    winner_of_trick,
+    winner_leads, winner_of_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -61,6 +61,7 @@ HOOKED = bool(hooks)
 LEGAL_HOOKED = "legal" in hooks
 SCORE_HOOKED = "score_round" in hooks
 score_round = hooks.get("score_round", keep_scores)
+next_leader = hooks.get("next_leader", winner_leads)
 
 WANT = 100  # what a trick the bid still needs (or a trick past the bid) is worth, in points
 
@@ -410,7 +411,9 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
                 ptable[at + K_CARD + i] = ptable[T_PLAY + i]
         ptable[T_WON + winner] += 1
         ptable[T_POINTS + winner] += trick_points(ptable, n_players, cards, masks, rules)
-        leader = winner
+        leader = next_leader(ptable, winner, cards, masks, rules)
+        if leader < 0 or leader >= n_players:  # an impossible answer: the play loop says which hook
+            leader = winner
     # shooting the moon, as far as the table tells: one seat holds all the points there are
     moon_seat = -1
     if rules[R_MOON] != 0:

@@ -229,3 +229,63 @@ def test_a_hooks_module_declares_events_every_page_reports(tmp_path):
     (tmp_path / "wizard_hooks.py").write_text(EVENT_HOOKS.replace('"trick"), ("wizard_rounds"', '"hand"), ("wizard_rounds"'))
     code, _, err = balance("simulate", tmp_path / "wizards.toml", "-n", 10, "-q")
     assert code == 2 and "EVENTS must be a list" in err and len(err.strip().splitlines()) == 1, err
+
+
+# --- who leads next -----------------------------------------------------------------------------
+
+JESTER_HOOKS = '''"""The jester (one extra card) never wins a trick, but its player leads the next one."""
+from simcore.games.trick.rules import C_SUIT, R_PLAYERS, T_LEADER, T_PLAY
+
+
+def trick_winner(table, n_played, candidate, cards, masks, rules, trump):
+    m = n_played + (1 if candidate >= 0 else 0)
+    best = -1
+    for i in range(m):
+        c = candidate if i == n_played else table[T_PLAY + i]
+        if cards[C_SUIT, c] == 4:
+            continue  # the jester never takes a trick
+        if best < 0:
+            best = i
+            continue
+        b = candidate if best == n_played else table[T_PLAY + best]
+        if cards[C_SUIT, c] == cards[C_SUIT, b] and cards[1, c] > cards[1, b]:
+            best = i
+    return best if best >= 0 else 0
+
+
+def next_leader(table, winner, cards, masks, rules):
+    """The jester's player leads the next trick, whoever won this one."""
+    n = rules[R_PLAYERS]
+    for i in range(n):
+        if cards[C_SUIT, table[T_PLAY + i]] == 4:
+            return (table[T_LEADER] + i) % n
+    return winner
+'''
+
+
+def test_a_card_whose_player_leads_next_even_when_it_loses(tmp_path):
+    """next_leader: the jester's player leads the trick after it (it never wins one), in both
+    engines alike, and the players play on from there."""
+    (tmp_path / "jester.toml").write_text(WIZARDS.replace('extra = [{ name = "Wiz", suit = "wizard", rank = "W", copies = 4 }]',
+                                                          'extra = [{ name = "Jester", suit = "jester", rank = "J0" }]')
+                                          .replace('[trick]\nalways_wins = ["Wiz"]\n', "")
+                                          .replace("wizard_hooks.py", "jester_hooks.py"))
+    (tmp_path / "jester_hooks.py").write_text(JESTER_HOOKS)
+    game = get_game(str(tmp_path / "jester.toml"))
+    setup = game.setup(3, game.variant())
+    jester_led = 0
+    for strategy in ("random", "heuristic"):
+        logs = game.kernel_logs(setup, game.lineup(strategy, 3), 6, range(120))
+        for index, log in enumerate(logs):
+            tricks = log["tricks"]
+            for before, after in zip(tricks, tricks[1:]):
+                if "Jester" in before["cards"]:
+                    player = (before["leader"] + before["cards"].index("Jester")) % 3
+                    assert after["leader"] == player and before["winner"] != player  # it never wins, yet leads
+                    jester_led += after["leader"] != before["winner"]
+                else:
+                    assert after["leader"] == before["winner"]
+            if strategy == "random":
+                expected = game.reference_log(setup, 6, index)
+                assert {k: log[k] for k in expected if k != "game"} == {k: expected[k] for k in expected if k != "game"}
+    assert jester_led >= 20

@@ -203,6 +203,8 @@ class RulesFileGame(Game, rules=tr):
             self.spec.model.hooks.module if self.spec.model.hooks else "the hooks")
         said = {-4: "'legal' gave no card, or a card not in the hand",
                 -5: "'trick_winner' gave a position outside the trick",
+                -7: "'legal_bids' gave no bid",
+                -8: "'next_leader' gave no seat of the game",
                 -6: f"a round's score (after 'score_round') is past ±{tr.SCORE_LIMIT // self.spec.model.game.rounds:,}, "
                     "more than the engine keeps"}
         for code, what in said.items():

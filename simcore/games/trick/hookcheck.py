@@ -40,7 +40,8 @@ def argument_types(name: str) -> tuple:
             "trick_points": (table, types.int64, cards, masks, rules),
             "score_round": (table, types.int64, cards, masks, rules, scores),
             "legal_bids": (rules, table, types.int64, types.int64, types.int64),
-            "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A"))}[name]
+            "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A")),
+            "next_leader": (table, types.int64, cards, masks, rules)}[name]
 
 
 def _fresh(path: Path, name: str):

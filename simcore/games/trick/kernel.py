@@ -27,7 +27,7 @@ from simcore.games.trick.rules import (
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
-    C_HOOK_EVENTS, count_no_events, rules_of_round, team_scores, trick_points,
+    C_HOOK_EVENTS, count_no_events, rules_of_round, team_scores, trick_points, winner_leads,
     winner_of_trick,
 )
 from simcore.jit import kernel
@@ -52,12 +52,14 @@ trick_points = hooks.get("trick_points", trick_points)
 # a hook's answer is impossible, by hook: `legal` gave no card or a card not held, `trick_winner` no
 # such position, a round's score (the keys' and score_round's) past what the engine keeps
 # (partners left two scores), `legal_bids` no bid
-HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE, HOOK_BIDS_BROKE = -4, -5, -6, -7
+# `next_leader` no seat
+HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE, HOOK_BIDS_BROKE, HOOK_LEADER_BROKE = -4, -5, -6, -7, -8
 
 score_round = hooks.get("score_round", keep_scores)
 SCORE_HOOKED = "score_round" in hooks
 legal_bids = hooks.get("legal_bids", legal_bids)
 count_events = hooks.get("count_events", count_no_events)
+next_leader = hooks.get("next_leader", winner_leads)
 EVENTS_HOOKED = "count_events" in hooks
 
 def compiled_hooks(module, names) -> dict:
@@ -309,9 +311,11 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             row[L_WINNER] = winner
             row[L_POINTS] = points
             log_row += 1
+        leader = next_leader(table, winner, cards, masks, rules)  # the winner, unless a hook says who
+        if HOOKED and (leader < 0 or leader >= n_players):
+            return HOOK_LEADER_BROKE
         for i in range(n_players):
             table[T_PLAY + i] = -1
-        leader = winner
 
     # --- the round's scores
     moon_seat = -1

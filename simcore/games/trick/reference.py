@@ -315,6 +315,8 @@ class Round:
         t[tr.T_TRUMP] = self.rules.suits.index(self.trump) if self.trump is not None else -1
         t[tr.T_TRUMP_CARD] = -1 if self.trump_card is None else self.trump_card
         t[tr.T_BROKEN] = int(self.broken)
+        if getattr(self, "at", None) is not None:
+            t[tr.T_TRICK], t[tr.T_LEADER] = self.at
         for i, c in enumerate(played):
             t[tr.T_PLAY + i] = c
         for s in range(self.rules.players):
@@ -396,6 +398,7 @@ class Round:
         leader = self.first_leader()
         for t in range(r.hand_size):
             played = []
+            self.at = (t, leader)  # what the play loop's table says of the trick: T_TRICK, T_LEADER
             for i in range(r.players):
                 seat = (leader + i) % r.players
                 legal = self.legal(seat, played, t == 0)
@@ -421,7 +424,13 @@ class Round:
             self.points[winner] += points
             self.tricks.append(Trick(self.round, t, leader, [self.card(c).name for c in played], winner, points))
             self.record.append((leader, winner, list(played)))
-            leader = winner
+            if "next_leader" in r.hooks:  # the designer says who leads next (the winner otherwise)
+                rules, deck, masks = r.arrays
+                leader = int(r.hooks["next_leader"](self.table(played), winner, deck, masks, rules))
+                if not 0 <= leader < r.players:
+                    raise BalanceError(f"hook next_leader gave seat {leader}: no such seat ({r.players} players)")
+            else:
+                leader = winner
 
     def scores(self) -> tuple[list[int], int, int]:
         """(each seat's score for the round, 1 if a seat shot the moon, the exact bids)."""

@@ -317,6 +317,12 @@ def rules_of_round(rules, r, out):
 
 
 @kernel(globals(), inline="always")
+def winner_leads(table, winner, cards, masks, rules):
+    """Without a ``next_leader`` hook the trick's winner leads the next trick."""
+    return winner
+
+
+@kernel(globals(), inline="always")
 def count_no_events(table, n_tricks, cards, masks, rules, events):
     """Without a ``count_events`` hook a round adds to no event of the designer's."""
     return

@@ -538,6 +538,9 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
                     "nothing: it sets ``scores[s]``, each seat's score for the round (it holds the keys' "
                     "own, a team's added up under game.teams), from the round's n_tricks tricks in the "
                     "table's record (T_RECORD); partners must be left one score"),
+    "next_leader": ("table, winner, cards, masks, rules",
+                    "the seat that leads the next trick (the trick just won is on the table: its cards in "
+                    "T_PLAY, its winner ``winner``): a card whose player leads next even when it loses"),
     "count_events": ("table, n_tricks, cards, masks, rules, events",
                      "nothing: at a round's end it adds to ``events[k]`` how often the k-th event of the "
                      "module's EVENTS happened in the round (its tricks in the table's record)"),
