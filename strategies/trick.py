@@ -34,13 +34,15 @@ from simcore.games.trick.rules import (
     T_BID, T_BROKEN, T_LEADER, T_NPLAYED, T_PLAY, T_POINTS, T_RECORD, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD,
     T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
     winner_leads, winner_of_trick,
+    AT_AFTER_TRICK, R_DECISIONS, R_DECISION_AT, R_DECISION_WHO, T_DEALER, T_NEXT_LEADER, decision_seat, no_effect,
+    no_options,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
 from strategies.common import random_card, random_card_of_seat  # noqa: F401 (random_card_of_seat: the play loop's draw)
 
 from strategies.search import (  # noqa: E402 - every card game's search: budget, own random numbers, deals
-    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS,
+    BUILTIN, GREEDY, HEURISTIC, N_PARAMS, PARAMETER, PLUGIN_BASE, P_DETERMINIZATIONS, P_MARGIN, P_PLAYOUTS, P_POLICY,
     POLICY_HEURISTIC, RANDOM, SEARCH, SKILL_TIERS, below_local, best_move, card_game_players, deal_unseen,
     search_setup,
 )
@@ -62,6 +64,10 @@ LEGAL_HOOKED = "legal" in hooks
 SCORE_HOOKED = "score_round" in hooks
 score_round = hooks.get("score_round", keep_scores)
 next_leader = hooks.get("next_leader", winner_leads)
+decision_options = hooks.get("decision_options", no_options)  # the designer's decisions ([[decision]])
+decision_apply = hooks.get("decision_apply", no_effect)
+DECIDING = "decision_options" in hooks
+DECISION_DEALS = 8  # the heuristic's cheap search of a decision: this many deals, one heuristic playout each
 
 WANT = 100  # what a trick the bid still needs (or a trick past the bid) is worth, in points
 
@@ -373,6 +379,28 @@ def hooked_voids(me, pool, table, cards, masks, rules, ptable, voids):
             ptable[T_PLAY + i] = -1
 
 
+@kernel(globals(), inline="always")
+def decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng):
+    """A playout's after-trick decisions of the designer's: each seat asked picks an option at random
+    (the playout's own draws); returns who leads the next trick."""
+    n_players = rules[R_PLAYERS]
+    ptable[T_NEXT_LEADER] = -1
+    for d in range(rules[R_DECISIONS]):
+        if rules[R_DECISION_AT + d] != AT_AFTER_TRICK:
+            continue
+        for j in range(n_players):
+            s = decision_seat(rules[R_DECISION_WHO + d], j, ptable[T_DEALER], leader, winner, n_players)
+            if s < 0:
+                break
+            legal = decision_options(d, s, hands[s], ptable, rules, cards, masks)
+            if legal != 0:
+                decision_apply(d, s, kth_set_bit(legal, below_local(rng, popcount(legal))), ptable, rules, cards, masks)
+    if 0 <= ptable[T_NEXT_LEADER] < n_players:
+        leader = ptable[T_NEXT_LEADER]
+    ptable[T_NEXT_LEADER] = -1
+    return leader
+
+
 @kernel(globals(), refcounts=False)
 def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rng, me, margin, scores):
     """Finish the round from ``ptable`` (trick ``trick``, ``first`` cards of it on the table, led by
@@ -380,9 +408,9 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
     returns what the end is worth to ``me``: its win share of the game as it would then stand,
     plus ``margin`` times its score's lead over the others' mean, per trick of a round."""
     n_players = rules[R_PLAYERS]
-    trump = ptable[T_TRUMP]
     unbroken = rules[R_UNBROKEN]
     for t in range(trick, rules[R_HAND]):
+        trump = ptable[T_TRUMP]  # a decision may change it
         ptable[T_TRICK] = t
         ptable[T_LEADER] = leader
         for i in range(first if t == trick else 0, n_players):
@@ -414,6 +442,8 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
         leader = next_leader(ptable, winner, cards, masks, rules)
         if leader < 0 or leader >= n_players:  # an impossible answer: the play loop says which hook
             leader = winner
+        if DECIDING and t + 1 < rules[R_HAND]:  # the designer's decisions after a trick: at random here
+            leader = decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng)
     # shooting the moon, as far as the table tells: one seat holds all the points there are
     moon_seat = -1
     if rules[R_MOON] != 0:
@@ -446,16 +476,12 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
     return share + margin * (-lead if lowest else lead)
 
 
-@kernel(globals(), refcounts=True)
-def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, streams):
-    """PIMC: every legal card, in ``d`` deals of the cards this seat has not seen to the others
-    (each the number it still holds, none of a suit it has shown it lacks), each finished ``p``
-    times by the playout policy; the card with the best total."""
-    if legal & (legal - np.uint64(1)) == 0:
-        return lowest_index(legal)  # one legal card: nothing to weigh
+@kernel(globals(), inline="always")
+def unseen_cards(seat, hand, seen, table, cards, masks, rules):
+    """What ``seat`` does not see and how it may lie: (the cards it has not seen, the number each
+    other seat still holds, the cards each cannot hold, a scratch table)."""
     n_players = rules[R_PLAYERS]
     n = table[T_NPLAYED]
-    policy, margin, rng, _ = search_setup(params, seat, streams, n_players, HEURISTIC_DEFAULTS)
     everything = (bit(rules[R_DECK]) - np.uint64(1)) if rules[R_DECK] < 64 else ~np.uint64(0)
     pool = everything & ~hand & ~seen
     if table[T_TRUMP_CARD] >= 0:
@@ -476,6 +502,64 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
         hooked_voids(seat, pool, table, cards, masks, rules, ptable, voids)
     need[seat] = 0
     voids[seat] = everything
+    return pool, need, voids, ptable
+
+
+@kernel(globals(), refcounts=True)
+def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, cards, masks, rules, streams, deals,
+                       playouts, policy):
+    """A decision of the designer's weighed by playing it out: every option in ``deals`` deals of the
+    cards ``seat`` has not seen, each option carried out (decision_apply) and the round finished
+    ``playouts`` times by ``policy``; the option with the best total (what search does with its
+    budget, and the heuristic with a small one: it has no rule of its own for a designer's decision)."""
+    if legal & (legal - np.uint64(1)) == 0:
+        return lowest_index(legal)
+    n_players = rules[R_PLAYERS]
+    _, margin, rng, _ = search_setup(params, seat, streams, n_players, HEURISTIC_DEFAULTS)
+    pool, need, voids, ptable = unseen_cards(seat, hand, seen, table, cards, masks, rules)
+    deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    totals = np.zeros(64, dtype=np.float64)
+    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    rng_p = np.zeros(1, dtype=np.uint64)
+    # after a trick the play goes on from the next one, its leader the one the rules name now
+    trick = table[T_TRICK] + (1 if at == AT_AFTER_TRICK else 0)
+    for _ in range(deals):
+        deal_unseen(pool, need, voids, n_players, deal, rng)
+        deal[seat] = hand
+        for p in range(playouts):
+            playout_seed = rng[0] + np.uint64(p + 1)  # every option meets the same playout draws
+            m = legal
+            while m != 0:
+                c = lowest_index(m)
+                m &= m - np.uint64(1)
+                ptable[:] = table
+                for s in range(n_players):
+                    hands[s] = deal[s]
+                decision_apply(decision, seat, c, ptable, rules, cards, masks)
+                leader = ptable[T_NEXT_LEADER] if 0 <= ptable[T_NEXT_LEADER] < n_players else table[T_LEADER]
+                ptable[T_NEXT_LEADER] = -1
+                if at == AT_AFTER_TRICK:
+                    for i in range(MAX_PLAYERS):
+                        ptable[T_PLAY + i] = -1
+                rng_p[0] = mix64(playout_seed)
+                totals[c] += playout(ptable, hands, leader, 0, trick, rules, cards, masks, policy, rng_p, seat,
+                                     margin, scores)
+        rng[0] = mix64(rng[0])
+    return best_move(totals, legal)
+
+
+@kernel(globals(), refcounts=True)
+def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, streams):
+    """PIMC: every legal card, in ``d`` deals of the cards this seat has not seen to the others
+    (each the number it still holds, none of a suit it has shown it lacks), each finished ``p``
+    times by the playout policy; the card with the best total."""
+    if legal & (legal - np.uint64(1)) == 0:
+        return lowest_index(legal)  # one legal card: nothing to weigh
+    n_players = rules[R_PLAYERS]
+    n = table[T_NPLAYED]
+    policy, margin, rng, _ = search_setup(params, seat, streams, n_players, HEURISTIC_DEFAULTS)
+    pool, need, voids, ptable = unseen_cards(seat, hand, seen, table, cards, masks, rules)
     deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     totals = np.zeros(64, dtype=np.float64)
@@ -593,6 +677,21 @@ def choose_trump(strategy, params, seat, hand, legal, table, cards, masks, rules
     if strategy == GREEDY or strategy == HEURISTIC or strategy == SEARCH:
         return longest_suit(hand, legal, cards, masks)
     return plugin_trump(strategy - PLUGIN_BASE, params, seat, hand, legal, table, cards, masks, rules, streams)
+
+
+@kernel(globals(), inline="always")
+def choose_decision(strategy, params, decision, at, seat, hand, legal, seen, table, cards, masks, rules, streams):
+    """A decision of the designer's ([[decision]]): random uniformly; the heuristic and greedy by a
+    cheap search (DECISION_DEALS deals, one heuristic playout each), having no rule of their own for
+    it; search with its own budget and playout policy."""
+    if strategy == RANDOM or strategy >= PLUGIN_BASE:
+        return random_card(legal, streams)
+    if strategy == SEARCH:
+        return decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, cards, masks, rules, streams,
+                                  np.int64(params[seat, P_DETERMINIZATIONS]), np.int64(params[seat, P_PLAYOUTS]),
+                                  np.int64(params[seat, P_POLICY]))
+    return decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, cards, masks, rules, streams,
+                              DECISION_DEALS, 1, POLICY_HEURISTIC)
 
 
 @kernel(globals(), inline="always")

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MIXED = "tests/rules/mixed.toml"
 AUCTION = "tests/rules/auction.toml"
 GROWING = "tests/rules/growing.toml"
+CALLS = "tests/rules/calls.toml"
 TEN_TRICKS = "examples/games/ten-tricks-later.toml"
 HEARTS = "examples/games/hearts.toml"
 OH_HELL = "examples/games/oh-hell.toml"
@@ -51,6 +52,8 @@ class LogDecider:
         self.plays = [c for trick in log["tricks"] for c in trick["cards"]]
         self.trumps = [setup.suits.index(rnd["trump"]) for rnd in log["rounds"] if rnd.get("trump")]
         self.names = setup.names
+        self.log = log
+        self.decisions = setup.spec.model.decision
 
     def _card(self, queue, options):
         # two copies of a card share a name: the log names the card, the lowest legal copy is the one
@@ -59,6 +62,17 @@ class LogDecider:
         matches = [c for c in sorted(options) if self.names[c] == name]
         assert matches, f"the compiled engine's decision {name} is not legal in the reference"
         return matches[0]
+
+    def decide(self, seat, decision, hand, legal, view):
+        """The compiled engine's choice in a decision of the designer's, from its log."""
+        name = self.decisions[decision].name
+        if self.decisions[decision].at == "before-play":
+            choice = self.log["rounds"][view.round]["decisions"][name][seat]
+        else:
+            trick = next(t for t in self.log["tricks"] if t["round"] == view.round and t["trick"] == view.at[0])
+            choice = trick["decisions"][name]
+        assert choice in legal, (name, seat, choice, sorted(legal))
+        return choice
 
     def pass_card(self, seat, hand, view):
         return self._card(self.passes, hand)
@@ -77,7 +91,7 @@ class LogDecider:
         return self._card(self.plays, legal)
 
 
-@pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL, SPADES, GROWING])
+@pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL, SPADES, GROWING, CALLS])
 def test_compiled_loop_equals_reference_for_every_lineup(path):
     """Random play from the same streams gives the same games in both engines; greedy and
     heuristic play, logged by the compiled loop and replayed decision by decision through the

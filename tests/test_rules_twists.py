@@ -289,3 +289,70 @@ def test_a_card_whose_player_leads_next_even_when_it_loses(tmp_path):
                 expected = game.reference_log(setup, 6, index)
                 assert {k: log[k] for k in expected if k != "game"} == {k: expected[k] for k in expected if k != "game"}
     assert jester_led >= 20
+
+
+# --- decisions of the designer's own ------------------------------------------------------------
+
+CALLS = "tests/rules/calls.toml"
+
+
+@pytest.mark.parametrize("strategy", ["heuristic", "search"])
+def test_a_decision_sees_only_what_its_seat_may(strategy):
+    """The calling round of tests/rules/calls.toml: the deciding seat's call is the same in two
+    deals that differ only in the other seats' hands (the heuristic weighs its options by playing
+    them out in deals of its own, search with its budget: neither may peek)."""
+    import random
+
+    from simcore.games.trick import rules as tr
+
+    game = get_game(CALLS)
+    setup = game.setup(4, game.variant())
+    lineup = game.lineup(strategy, 4)
+    chooser = random.Random(5)
+    compared = changed = 0
+    for log in game.kernel_logs(setup, game.lineup("random", 4), 8, range(30)):
+        rnd = log["rounds"][0]
+        index = {name: i for i, name in enumerate(setup.names)}
+        hands = [{index[c] for c in hand} for hand in rnd["hands"]]
+        calls = rnd["decisions"]["call"]
+        asked = [s for s in [(rnd["dealer"] + 1 + j) % 4 for j in range(4)] if calls[s] is not None]
+        k = chooser.randrange(len(asked))
+        decider, script = asked[k], [calls[s] for s in asked[:k]]
+        first = game.scripted_round(setup, lineup, hands, rnd["dealer"], -1, 0, script)
+        others = [s for s in range(4) if s != decider]
+        rest = [c for s in others for c in hands[s]]
+        chooser.shuffle(rest)
+        other = [set(h) for h in hands]
+        for n, s in enumerate(others):
+            other[s] = set(rest[8 * n:8 * n + 8])
+        second = game.scripted_round(setup, lineup, other, rnd["dealer"], -1, 0, script)
+        at = tr.I_CHOSEN + 0 * tr.MAX_PLAYERS + decider
+        assert first["infos"][at] >= 0 and first["infos"][at] == second["infos"][at], (strategy, decider)
+        compared += 1
+        changed += other != hands
+    assert compared >= 20 and changed >= compared - 1
+
+
+def test_every_player_plays_every_decision():
+    """Random calls uniformly, the heuristic and search by playing the options out: in the calling
+    round each calls a suit it holds more of than random play does, the dealer never passes, the
+    one-use power is spent at most once a seat a game, and the compiled loop equals the reference
+    (tests/test_rules_files.py) for every line-up."""
+    game = get_game(CALLS)
+    setup = game.setup(4, game.variant())
+    index = {name: i for i, name in enumerate(setup.names)}
+    held = {}
+    for strategy in ("random", "heuristic", "search:d=8"):
+        lengths = []
+        for log in game.kernel_logs(setup, game.lineup(strategy, 4), 3, range(60 if strategy.startswith("search") else 200)):
+            for rnd in log["rounds"]:
+                calls = rnd["decisions"]["call"]
+                assert calls[rnd["dealer"]] != 0  # stuck: the dealer names a suit when all passed
+                maker = next(s for s in [(rnd["dealer"] + 1 + j) % 4 for j in range(4)] if calls[s] not in (None, 0))
+                suit = setup.suits[calls[maker] - 1]
+                lengths.append(sum(setup.cards[0, index[c]] == setup.suits.index(suit) for c in rnd["hands"][maker]))
+            used = [t["decisions"]["hand over the lead"] for t in log["tricks"]]
+            gave = [t["winner"] for t, u in zip(log["tricks"], used) if u == 1]
+            assert len(gave) == len(set(gave))  # once a game each
+        held[strategy] = sum(lengths) / len(lengths)
+    assert held["heuristic"] > held["random"] + 0.5 and held["search:d=8"] > held["random"] + 0.5, held

@@ -310,7 +310,9 @@ class RulesFileGame(Game, rules=tr):
     def metadata(self, setup) -> dict:
         # only the events the rules in force can have (no trump: no trick is trumped ...)
         rules = setup.rules
-        applies = {"leads_won": True, "trumped_tricks": rules[tr.R_TRUMP_KIND] != tr.TRUMP_NONE,
+        applies = {"leads_won": True,
+                   # a decision of the designer's may name a trump where the keys have none
+                   "trumped_tricks": rules[tr.R_TRUMP_KIND] != tr.TRUMP_NONE or bool(rules[tr.R_DECISIONS]),
                    "reversed_tricks": setup.masks[tr.M_REVERSING] != 0,
                    "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING]),
                    "capped": bool(rules[tr.R_TARGET_ON])}
@@ -390,7 +392,14 @@ class RulesFileGame(Game, rules=tr):
             if info[tr.I_PASS_OFFSET] > 0:
                 cards = setup.rules[tr.R_PASS_CARDS]
                 passes = [[name[info[tr.I_PASSED + s * tr.MAX_PASS + k]] for k in range(cards)] for s in range(p)]
+            extra = {}
+            if setup.spec.model.decision:  # the designer's decisions before the play: each seat's choice
+                extra["decisions"] = {
+                    d.name: [int(info[tr.I_CHOSEN + k * tr.MAX_PLAYERS + s]) if info[tr.I_CHOSEN + k * tr.MAX_PLAYERS + s] >= 0
+                             else None for s in range(p)]
+                    for k, d in enumerate(setup.spec.model.decision) if d.at == "before-play"}
             rounds.append({
+                **extra,
                 "round": r, "dealer": int(info[tr.I_DEALER]),
                 "hands": [[name[i] for i in mask_to_list(dealt[r, s])] for s in range(p)],
                 "trump_card": name[info[tr.I_TRUMP_CARD]] if info[tr.I_TRUMP_CARD] >= 0 else None,
@@ -402,6 +411,11 @@ class RulesFileGame(Game, rules=tr):
                    "cards": [name[row[tr.L_CARD + i]] for i in range(p)], "winner": int(row[tr.L_WINNER]),
                    "points": int(row[tr.L_POINTS])}
                   for row in used_rows(log, tr.L_TRICK)]
+        after = [(k, d.name) for k, d in enumerate(setup.spec.model.decision) if d.at == "after-trick"]
+        if setup.spec.model.decision:  # the designer's decisions after each trick: the choice made
+            for trick, row in zip(tricks, used_rows(log, tr.L_TRICK)):
+                trick["decisions"] = {n: (int(row[tr.L_DECIDED + k]) if row[tr.L_DECIDED + k] >= 0 else None)
+                                      for k, n in after}
         scores = [int(x) for x in totals[:p]]
         shares = np.zeros(tr.MAX_PLAYERS)
         tr.match_shares.py_func(np.array(scores + [0] * (tr.MAX_PLAYERS - p)), p,
@@ -433,7 +447,7 @@ class RulesFileGame(Game, rules=tr):
                                               lineup.ids, lineup.params, 0, seat_keys(0),
                                               np.asarray(script, dtype=np.int64), log, infos, scores, counters)
         return {"status": int(status), "winners": [int(w) for w in log[:, tr.L_WINNER] if w >= 0],
-                "scores": [int(x) for x in scores[:p]], "log": log}
+                "scores": [int(x) for x in scores[:p]], "log": log, "infos": infos[0]}
 
     # --- the reference engine ------------------------------------------------------------
     def reference_rules(self, setup):

@@ -41,7 +41,9 @@ def argument_types(name: str) -> tuple:
             "score_round": (table, types.int64, cards, masks, rules, scores),
             "legal_bids": (rules, table, types.int64, types.int64, types.int64),
             "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A")),
-            "next_leader": (table, types.int64, cards, masks, rules)}[name]
+            "next_leader": (table, types.int64, cards, masks, rules),
+            "decision_options": (types.int64, types.int64, types.uint64, table, rules, cards, masks),
+            "decision_apply": (types.int64, types.int64, types.int64, table, rules, cards, masks)}[name]
 
 
 def _fresh(path: Path, name: str):
@@ -123,7 +125,7 @@ def check_compiles(spec, names) -> None:
             where = f"{path.name}, {hook}" + (f", line {line}" if line else "")
             raise spec.error(("hooks", "module"), f"{where}: does not compile: {_reason(text)}") from None
         answer = compiled.nopython_signatures[0].return_type
-        wanted_integer = hook not in ("score_round", "count_events")
+        wanted_integer = hook not in ("score_round", "count_events", "decision_apply")
         if wanted_integer and not isinstance(answer, (types.Integer, types.Boolean)):
             raise spec.error(("hooks", "module"), f"{path.name}, {hook}: returns {answer}, not a whole number")
 

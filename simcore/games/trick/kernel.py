@@ -28,6 +28,9 @@ from simcore.games.trick.rules import (
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
     C_HOOK_EVENTS, count_no_events, rules_of_round, team_scores, trick_points, winner_leads,
+    AT_AFTER_TRICK, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
+    R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
+    no_effect, no_options,
     winner_of_trick,
 )
 from simcore.jit import kernel
@@ -52,14 +55,20 @@ trick_points = hooks.get("trick_points", trick_points)
 # a hook's answer is impossible, by hook: `legal` gave no card or a card not held, `trick_winner` no
 # such position, a round's score (the keys' and score_round's) past what the engine keeps
 # (partners left two scores), `legal_bids` no bid
-# `next_leader` no seat
+# `next_leader` (or a decision's T_NEXT_LEADER) no seat, `decision_options` an option the decision lacks
 HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE, HOOK_BIDS_BROKE, HOOK_LEADER_BROKE = -4, -5, -6, -7, -8
+HOOK_OPTIONS_BROKE = -9
 
 score_round = hooks.get("score_round", keep_scores)
 SCORE_HOOKED = "score_round" in hooks
 legal_bids = hooks.get("legal_bids", legal_bids)
 count_events = hooks.get("count_events", count_no_events)
 next_leader = hooks.get("next_leader", winner_leads)
+decision_options = hooks.get("decision_options", no_options)  # the designer's decisions ([[decision]])
+decision_apply = hooks.get("decision_apply", no_effect)
+DECIDING = "decision_options" in hooks
+choose_decision = strategy.choose_decision
+RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)  # the random build (simcore/builds.py): no other player
 EVENTS_HOOKED = "count_events" in hooks
 
 def compiled_hooks(module, names) -> dict:
@@ -86,7 +95,8 @@ W_CURSOR = SCRIPT_CURSOR  # scripted decisions used
 W_WON = 1  # + seat: the cards seat s has taken this round (a mask, as int64)
 W_ROUND = W_WON + MAX_PLAYERS  # + seat: this round's scores
 W_PASSED = W_ROUND + MAX_PLAYERS  # + seat: the cards seat s passes (a mask, as int64)
-WORK_WIDTH = W_PASSED + MAX_PLAYERS
+W_CHOSEN = W_PASSED + MAX_PLAYERS  # + d * MAX_PLAYERS + seat: the choices of the decisions just made
+WORK_WIDTH = W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS
 
 
 @kernel(globals(), inline="always")
@@ -135,9 +145,48 @@ def start_round(table, rules, n_players, totals):
     table[T_BROKEN] = 0
     for i in range(MAX_PLAYERS):
         table[T_PLAY + i] = -1
+    for k in range(N_TABLE_COUNTERS):  # the designer's counters of the round ([[decision]])
+        table[T_COUNTER + k] = 0
     if HOOKED:  # the round's record of tricks (T_RECORD), for the hooks; rows past the hand size
         for i in range(T_RECORD, T_RECORD + rules[R_HAND] * RECORD_WIDTH):  # are never written: -1 as made
             table[i] = -1
+
+
+@kernel(globals(), refcounts=False)
+def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, strategies, params, seat_streams,
+           script, work, chosen):
+    """Every decision of the designer's that arises ``at`` this point (AT_*): each seat asked in
+    turn (decision_seat) whose decision_options hook offers it any option chooses one (the script's,
+    the random player's draw, or its strategy's), and decision_apply carries it out on the table;
+    ``chosen[d * MAX_PLAYERS + seat]`` records it.  Returns FINISHED, STRATEGY_BROKE_RULES, a hook's
+    status or an illegal scripted decision's step."""
+    n_players = rules[R_PLAYERS]
+    for d in range(rules[R_DECISIONS]):
+        if rules[R_DECISION_AT + d] != at:
+            continue
+        for j in range(n_players):
+            s = decision_seat(rules[R_DECISION_WHO + d], j, dealer, leader, winner, n_players)
+            if s < 0:
+                break
+            legal = decision_options(d, s, hands[s], table, rules, cards, masks)
+            if legal == 0:
+                continue  # not asked
+            choice = scripted(script, work)
+            if choice >= 0:
+                if choice > 63 or (legal >> np.uint64(choice)) & np.uint64(1) == 0:
+                    return work[W_CURSOR] - 1
+            elif RANDOM_ONLY or strategies[s] == RANDOM:  # a constant Numba prunes the other branch with
+                choice = random_card_of_seat(legal, seat_streams, s)
+            else:
+                choice = choose_decision(strategies[s], params, d, at, s, hands[s], legal, seen, table, cards, masks,
+                                         rules, seat_streams[s])
+                if choice < 0 or choice > 63 or (legal >> np.uint64(choice)) & np.uint64(1) == 0:
+                    return STRATEGY_BROKE_RULES
+            decision_apply(d, s, choice, table, rules, cards, masks)
+            chosen[d * MAX_PLAYERS + s] = choice
+    if table[T_NEXT_LEADER] >= n_players or table[T_NEXT_LEADER] < -1:
+        return HOOK_LEADER_BROKE
+    return FINISHED
 
 
 @kernel(globals(), refcounts=False)
@@ -238,15 +287,35 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
     elif rules[R_LEAD] == LEAD_BID_WINNER:
         leader = bid_winner(table, n_players, dealer)
 
+    # --- the designer's decisions before the play (calls, declarations ...)
+    table[T_TRICK] = 0
+    table[T_LEADER] = leader
+    table[T_NPLAYED] = 0
+    table[T_NEXT_LEADER] = -1
+    if DECIDING:
+        for i in range(MAX_DECISIONS * MAX_PLAYERS):
+            work[W_CHOSEN + i] = -1
+        status = decide(AT_BEFORE_PLAY, dealer, leader, -1, table, hands, seen, rules, cards, masks, strategies,
+                        params, seat_streams, script, work, work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+        if status != FINISHED:
+            return status
+        if logging:
+            for i in range(MAX_DECISIONS * MAX_PLAYERS):
+                infos[r, I_CHOSEN + i] = work[W_CHOSEN + i]
+            infos[r, I_TRUMP] = table[T_TRUMP]  # as the decisions left it
+        if table[T_NEXT_LEADER] >= 0:
+            leader = table[T_NEXT_LEADER]
+            table[T_NEXT_LEADER] = -1
+
     # --- the tricks
     withheld = np.uint64(rules[R_WITHHELD])
     unbroken = rules[R_UNBROKEN]
-    trump = table[T_TRUMP]
     for s in range(n_players):
         work[W_WON + s] = 0
     for trick in range(hand_size):
         table[T_TRICK] = trick
         table[T_LEADER] = leader
+        trump = table[T_TRUMP]  # a decision may have changed it
         lead_suit = -1
         trick_cards = np.uint64(0)
         for i in range(n_players):
@@ -301,7 +370,9 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         counters[C_TRICKS] += 1
         counters[C_REVERSED] += trick_cards & masks[M_REVERSING] != 0
         counters[C_TRUMPED] += trump >= 0 and lead_suit != trump and cards[C_SUIT, table[T_PLAY + win_pos]] == trump
+        last_row = -1  # the log row of this trick (logged games)
         if log_row < log.shape[0]:
+            last_row = log_row
             row = log[log_row]
             row[L_ROUND] = table[T_ROUND]
             row[L_TRICK] = trick
@@ -314,6 +385,24 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         leader = next_leader(table, winner, cards, masks, rules)  # the winner, unless a hook says who
         if HOOKED and (leader < 0 or leader >= n_players):
             return HOOK_LEADER_BROKE
+        if DECIDING and trick + 1 < hand_size:  # the designer's decisions after a trick (a card power ...)
+            for i in range(MAX_DECISIONS * MAX_PLAYERS):
+                work[W_CHOSEN + i] = -1
+            status = decide(AT_AFTER_TRICK, dealer, leader, winner, table, hands, seen, rules, cards, masks,
+                            strategies, params, seat_streams, script, work,
+                            work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+            if status != FINISHED:
+                return status
+            if last_row >= 0:
+                for d in range(MAX_DECISIONS):
+                    best = -1
+                    for s in range(n_players):
+                        if work[W_CHOSEN + d * MAX_PLAYERS + s] >= 0:
+                            best = work[W_CHOSEN + d * MAX_PLAYERS + s]
+                    log[last_row, L_DECIDED + d] = best
+            if table[T_NEXT_LEADER] >= 0:
+                leader = table[T_NEXT_LEADER]
+                table[T_NEXT_LEADER] = -1
         for i in range(n_players):
             table[T_PLAY + i] = -1
 
@@ -370,6 +459,8 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
     for c in range(N_COUNTERS):
         counters[c] = 0
     work[W_CURSOR] = 0
+    for k in range(MAX_PLAYERS * SEAT_COUNTERS):  # each seat's counters, kept through the game
+        table[T_SEAT_COUNTER + k] = 0
     dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else rules[R_FIRST_DEALER]
     log_row = 0
     alike = rules[R_ROUNDS_ALIKE] != 0
@@ -496,6 +587,8 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
         hands[s] = dealt[s]
     table[T_PASS_OFFSET] = offset
     work[W_CURSOR] = 0
+    for k in range(MAX_PLAYERS * SEAT_COUNTERS):
+        table[T_SEAT_COUNTER + k] = 0
     status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, seat_streams, counters,
                         script, work, log, 0, infos, 0)
     for s in range(n_players):

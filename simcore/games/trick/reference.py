@@ -73,6 +73,7 @@ class Rules:
     no_trump_rounds: set[int] = field(default_factory=set)  # trump.none_in_rounds, rounds from 0
     game_trump_kind: str = "none"  # trump.kind; trump_kind: this round's (none in a round without)
     event_columns: list[str] = field(default_factory=list)  # the hooks module's EVENTS
+    decisions: list = field(default_factory=list)  # [[decision]]: (name, at, who, options) each
     hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
     arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
@@ -112,6 +113,7 @@ class Rules:
             teams=[[seat - 1 for seat in team] for team in (m.game.teams or [])],
             hand_sizes=list(setup.hands), no_trump_rounds={r - 1 for r in m.trump.none_in_rounds},
             game_trump_kind=m.trump.kind, event_columns=[column for column, _, _ in events_of(setup.spec)],
+            decisions=[(d.name, d.at, d.who, list(d.options)) for d in m.decision],
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
 
     def for_round(self, r: int) -> "Rules":
@@ -178,6 +180,9 @@ class RandomDecider:
     def play(self, seat, hand, legal, view):
         return self._pick(seat, legal)
 
+    def decide(self, seat, decision, hand, legal, view):
+        return self._pick(seat, legal)
+
 
 class Scripted:
     """Decisions from a list (passes, bids, cards, in the order the game asks), checked by the
@@ -212,12 +217,16 @@ class Scripted:
     def play(self, seat, hand, legal, view):
         return self._next(legal, "play", seat, lambda: self.then.play(seat, hand, legal, view))
 
+    def decide(self, seat, decision, hand, legal, view):
+        return self._next(legal, f"choose in decision {decision}", seat,
+                          lambda: self.then.decide(seat, decision, hand, legal, view))
+
 
 class Round:
     """One round of play: the pass, the bids, the tricks and the scores, written as a rulebook says them."""
 
     def __init__(self, rules: Rules, hands: list[set[int]], dealer: int, trump_card: int | None, direction: str,
-                 decider, round_index: int = 0, totals=None):
+                 decider, round_index: int = 0, totals=None, seat_counters=None):
         self.rules = rules
         self.hands = [set(h) for h in hands]
         self.dealer = dealer
@@ -242,6 +251,14 @@ class Round:
         self.record: list[tuple[int, int, list[int]]] = []  # (leader, winner, cards) of each trick over
         self.trumped = 0
         self.reversed = 0  # tricks a reversing card was played to
+        # the designer's decisions ([[decision]]): their counters and what each seat chose
+        from simcore.games.trick import rules as tr
+
+        self.counters = [0] * tr.N_TABLE_COUNTERS  # the round's
+        self.seat_counters = seat_counters if seat_counters is not None else [0] * (tr.MAX_PLAYERS * tr.SEAT_COUNTERS)
+        self.next_leader = -1
+        self.chosen = {name: [None] * rules.players for name, at, _, _ in rules.decisions if at == "before-play"}
+        self.trick_choices: list[dict] = []  # per trick: {decision: choice} of the after-trick decisions
 
     def card(self, i) -> Card:
         return self.rules.deck[i]
@@ -317,6 +334,9 @@ class Round:
         t[tr.T_BROKEN] = int(self.broken)
         if getattr(self, "at", None) is not None:
             t[tr.T_TRICK], t[tr.T_LEADER] = self.at
+        t[tr.T_NEXT_LEADER] = self.next_leader
+        t[tr.T_COUNTER:tr.T_COUNTER + tr.N_TABLE_COUNTERS] = self.counters
+        t[tr.T_SEAT_COUNTER:tr.T_SEAT_COUNTER + len(self.seat_counters)] = self.seat_counters
         for i, c in enumerate(played):
             t[tr.T_PLAY + i] = c
         for s in range(self.rules.players):
@@ -393,9 +413,67 @@ class Round:
             legal = (legal - r.withheld) or legal
         return legal
 
+    def decide(self, at: str, leader: int, winner: int, played: list[int]) -> int:
+        """The designer's decisions arising ``at`` ("before-play", "after-trick"): each seat asked in
+        turn whose decision_options hook offers it any option chooses, and decision_apply carries the
+        choice out on the table (its trump, next leader and counters read back); returns who leads
+        next (``leader`` unless a decision said otherwise)."""
+        r = self.rules
+        rules, deck, masks = r.arrays
+        choices = {}
+        for d, (name, when, who, _) in enumerate(r.decisions):
+            if when != at:
+                continue
+            if who == "each":
+                seats = [(self.dealer + 1 + j) % r.players for j in range(r.players)]
+            else:
+                seats = [{"dealer": self.dealer, "leader": leader, "winner": winner}[who]]
+            choices[name] = None
+            for seat in seats:
+                held = 0
+                for c in self.hands[seat]:
+                    held |= 1 << c
+                mask = int(r.hooks["decision_options"](d, seat, np.uint64(held), self.table(played), rules, deck,
+                                                       masks))
+                legal = {k for k in range(64) if mask >> k & 1}
+                if not legal:
+                    continue
+                if max(legal) >= len(r.decisions[d][3]):
+                    raise BalanceError(f"hook decision_options gave option {max(legal)} of decision '{name}', "
+                                       f"which has {len(r.decisions[d][3])}")
+                choice = self.decider.decide(seat, d, frozenset(self.hands[seat]), frozenset(legal), self)
+                table = self.table(played)
+                r.hooks["decision_apply"](d, seat, choice, table, rules, deck, masks)
+                self.read_back(table)
+                if at == "before-play":
+                    self.chosen[name][seat] = choice
+                else:
+                    choices[name] = choice
+        if at == "after-trick":
+            self.trick_choices.append(choices)
+        if self.next_leader >= 0:
+            if self.next_leader >= r.players:
+                raise BalanceError(f"hook decision_apply named seat {self.next_leader} to lead: no such seat")
+            leader, self.next_leader = self.next_leader, -1
+        return leader
+
+    def read_back(self, table) -> None:
+        """What a decision_apply hook wrote on the table: the trump, the next leader, the counters."""
+        from simcore.games.trick import rules as tr
+
+        trump = int(table[tr.T_TRUMP])
+        self.trump = self.rules.suits[trump] if trump >= 0 else None
+        self.next_leader = int(table[tr.T_NEXT_LEADER])
+        self.counters = [int(x) for x in table[tr.T_COUNTER:tr.T_COUNTER + tr.N_TABLE_COUNTERS]]
+        self.seat_counters[:] = [int(x) for x in table[tr.T_SEAT_COUNTER:tr.T_SEAT_COUNTER + len(self.seat_counters)]]
+
     def play_tricks(self):
         r = self.rules
         leader = self.first_leader()
+        if r.decisions:
+            self.at = (0, leader)
+            leader = self.decide("before-play", leader, -1, [])
+            self.trump_called = self.trump  # what the log shows as the round's trump
         for t in range(r.hand_size):
             played = []
             self.at = (t, leader)  # what the play loop's table says of the trick: T_TRICK, T_LEADER
@@ -431,6 +509,8 @@ class Round:
                     raise BalanceError(f"hook next_leader gave seat {leader}: no such seat ({r.players} players)")
             else:
                 leader = winner
+            if r.decisions and t + 1 < r.hand_size:
+                leader = self.decide("after-trick", leader, winner, played)
 
     def scores(self) -> tuple[list[int], int, int]:
         """(each seat's score for the round, 1 if a seat shot the moon, the exact bids)."""
@@ -487,10 +567,12 @@ class Round:
         return out
 
     def summary(self, dealt: list[set[int]]) -> dict:
-        return {"round": self.round, "dealer": self.dealer,
+        extra = {"decisions": self.chosen} if self.rules.decisions else {}
+        return {**extra, "round": self.round, "dealer": self.dealer,
                 "hands": [[self.card(c).name for c in sorted(h)] for h in dealt],
                 "trump_card": self.card(self.trump_card).name if self.trump_card is not None else None,
-                "trump": self.trump if self.rules.trump_kind == "bid-winner" else None,
+                "trump": (self.trump if self.rules.trump_kind == "bid-winner"
+                          else getattr(self, "trump_called", None) if self.rules.decisions else None),
                 "pass_offset": (self.rules.pass_to(self.direction, 0) if self.rules.pass_cards else 0),
                 "passes": self.passes, "bids": list(self.bids) if self.rules.bidding else []}
 
@@ -529,6 +611,9 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     else:
         dealer = rules.players - 1 if rules.lead in ("left-of-dealer", "bid-winner") else 0
     game_rules = rules
+    from simcore.games.trick.rules import MAX_PLAYERS, SEAT_COUNTERS
+
+    seat_counters = [0] * (MAX_PLAYERS * SEAT_COUNTERS)  # the designer's, kept through the game
     for r in range(game_rules.rounds):
         rules = game_rules.for_round(r)
         hands, trump_card = deal(rules, stream)
@@ -536,9 +621,12 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         if rules.pass_cards:
             directions = rules.pass_directions
             direction = directions[stream.below(len(directions))] if rules.pass_random else directions[r % len(directions)]
-        rnd = Round(rules, hands, dealer, trump_card, direction, decider, r, totals)
+        rnd = Round(rules, hands, dealer, trump_card, direction, decider, r, totals, seat_counters)
         scores, moons, exact = rnd.play()
         record.rounds.append(rnd.summary(hands))
+        if rules.decisions:  # each trick's after-trick choices, as the play loop logs them
+            for trick, choices in zip(rnd.tricks, rnd.trick_choices + [{}] * len(rnd.tricks)):
+                trick.decisions = {name: choices.get(name) for name, at, _, _ in rules.decisions if at == "after-trick"}
         record.tricks += rnd.tricks
         totals = [a + b for a, b in zip(totals, scores)]
         counters["moons"] += moons

@@ -70,9 +70,15 @@ R_PASS_OFFSET = 11  # + direction: the pass offsets in the file's order
 R_TEAMS = R_TRUMP_CHOICES + 1  # game.teams: how many teams (0: every seat plays for itself)
 R_TEAM = R_TEAMS + 1  # + seat: the team of seat s (0 = the team of game.teams' first list)
 R_ROUNDS_ALIKE = R_TEAM + MAX_PLAYERS  # 1 when every round has the same hand size and trump: no copy a round
+MAX_DECISIONS = 4  # [[decision]] tables of a rules file
+R_DECISIONS = R_ROUNDS_ALIKE + 1  # how many
+R_DECISION_AT = R_DECISIONS + 1  # + d: when decision d arises (AT_*)
+R_DECISION_WHO = R_DECISION_AT + MAX_DECISIONS  # + d: who makes it (WHO_*)
+AT_BEFORE_PLAY, AT_AFTER_TRICK = 1, 2
+WHO_EACH, WHO_DEALER, WHO_LEADER, WHO_WINNER = 0, 1, 2, 3
 # the slots above hold for every round; the play loop gives each round a copy of them with R_HAND
 # (that round's hand) and R_TRUMP_KIND (none in a round of trump.none_in_rounds) set from these:
-N_ROUND_RULES = R_ROUNDS_ALIKE + 1
+N_ROUND_RULES = R_DECISION_WHO + MAX_DECISIONS
 MAX_ROUNDS = 255
 R_HANDS = N_ROUND_RULES  # + round: its hand size (deal.hand_size); R_HAND: the largest of them
 R_NO_TRUMP = R_HANDS + MAX_ROUNDS  # + round: 1 where it has no trump
@@ -94,7 +100,13 @@ MAX_TRICKS = MAX_DECK // 2  # two players at least, one deck of at most 64 cards
 K_LEADER, K_WINNER, K_CARD = 0, 1, 2
 RECORD_WIDTH = K_CARD + MAX_PLAYERS
 T_SCRATCH = T_RECORD + MAX_TRICKS * RECORD_WIDTH  # + seat: room for a player's what-if round scores
-TABLE_WIDTH = T_SCRATCH + MAX_PLAYERS
+# the designer's decisions ([[decision]]): what their decision_apply hook may set, all public
+T_NEXT_LEADER = T_SCRATCH + MAX_PLAYERS  # the seat to lead the next trick (-1: as the rules say)
+N_TABLE_COUNTERS = 8
+T_COUNTER = T_NEXT_LEADER + 1  # + k: the round's own counters (0 at each round's start)
+SEAT_COUNTERS = 4
+T_SEAT_COUNTER = T_COUNTER + N_TABLE_COUNTERS  # + seat * SEAT_COUNTERS + k: each seat's, kept all game
+TABLE_WIDTH = T_SEAT_COUNTER + MAX_PLAYERS * SEAT_COUNTERS
 
 # per-game counters of the rules' events
 C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS, C_BIDS, C_CAPPED = range(9)
@@ -112,12 +124,14 @@ L_ROUND, L_TRICK, L_LEADER = range(3)
 L_CARD = 3
 L_WINNER = L_CARD + MAX_PLAYERS
 L_POINTS = L_WINNER + 1
-LOG_WIDTH = L_POINTS + 1
+L_DECIDED = L_POINTS + 1  # + d: the choice made in after-trick decision d (-1: none asked)
+LOG_WIDTH = L_DECIDED + MAX_DECISIONS
 # one row per round: what was dealt and decided before the first trick
 I_DEALER, I_TRUMP_CARD, I_PASS_OFFSET, I_TRUMP = range(4)  # I_TRUMP: the suit the bid winner chose
 I_BID = 4
 I_PASSED = I_BID + MAX_PLAYERS  # + seat * MAX_PASS + k
-ROUND_WIDTH = I_PASSED + MAX_PLAYERS * MAX_PASS
+I_CHOSEN = I_PASSED + MAX_PLAYERS * MAX_PASS  # + d * MAX_PLAYERS + seat: before-play decision d (-1: not asked)
+ROUND_WIDTH = I_CHOSEN + MAX_DECISIONS * MAX_PLAYERS
 
 # a scripted decision's kind (scenarios and the OpenSpiel check give the decisions in this order:
 # every seat's passes, seat 0 first; the bids in bidding order; the bid winner's trump (a suit
@@ -317,6 +331,35 @@ def rules_of_round(rules, r, out):
 
 
 @kernel(globals(), inline="always")
+def no_options(decision, seat, hand, table, rules, cards, masks):
+    """Without decisions of the designer's, none is ever asked."""
+    return np.uint64(0)
+
+
+@kernel(globals(), inline="always")
+def no_effect(decision, seat, choice, table, rules, cards, masks):
+    return
+
+
+@kernel(globals(), inline="always")
+def decision_seat(who, j, dealer, leader, winner, n_players):
+    """The j-th seat asked a decision made by ``who`` (every seat from the dealer's left, or one),
+    -1 past the last."""
+    if who == WHO_EACH:
+        if j >= n_players:
+            return -1
+        s = dealer + 1 + j
+        return s % n_players
+    if j > 0:
+        return -1
+    if who == WHO_DEALER:
+        return dealer
+    if who == WHO_LEADER:
+        return leader
+    return winner
+
+
+@kernel(globals(), inline="always")
 def winner_leads(table, winner, cards, masks, rules):
     """Without a ``next_leader`` hook the trick's winner leads the next trick."""
     return winner
@@ -479,6 +522,11 @@ def make_setup(spec, players: int) -> Setup:
         rules[R_HANDS + r] = size
         rules[R_NO_TRUMP + r] = r + 1 in m.trump.none_in_rounds
     rules[R_ROUNDS_ALIKE] = len(set(hands)) == 1 and not m.trump.none_in_rounds
+    rules[R_DECISIONS] = len(m.decision)
+    for d, decision in enumerate(m.decision):
+        rules[R_DECISION_AT + d] = {"before-play": AT_BEFORE_PLAY, "after-trick": AT_AFTER_TRICK}[decision.at]
+        rules[R_DECISION_WHO + d] = {"each": WHO_EACH, "dealer": WHO_DEALER, "leader": WHO_LEADER,
+                                     "winner": WHO_WINNER}[decision.who]
     if m.game.teams is not None:
         rules[R_TEAMS] = len(m.game.teams)
         for k, team in enumerate(m.game.teams):

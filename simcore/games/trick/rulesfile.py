@@ -25,6 +25,7 @@ MAX_DECK = 64  # a hand is a uint64 bitmask of deck indices
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_ROUNDS = 255  # a game's rounds (each has its own slots in the rules vector: rules.R_HANDS ...)
 MAX_TRICKS_A_GAME = 65535  # the per-game counters are 16-bit
+MAX_DECISIONS = 4  # rules.MAX_DECISIONS
 DIRECTIONS = ("left", "right", "across", "none")
 
 
@@ -123,6 +124,15 @@ class HooksSection(_Section):
     module: StrictStr
 
 
+class DecisionSection(_Section):
+    """A decision of the designer's ([[decision]]): its options are a mask the decision_options
+    hook computes, its effect the decision_apply hook's."""
+    name: StrictStr = Field(min_length=1, max_length=40)
+    at: Literal["before-play", "after-trick"]
+    who: Literal["each", "dealer", "leader", "winner"] = "each"
+    options: list[StrictStr] = Field(min_length=1, max_length=64)  # the options' names, choice k = options[k]
+
+
 class RulesFile(_Section):
     game: GameSection
     deck: DeckSection
@@ -134,6 +144,7 @@ class RulesFile(_Section):
     trick: TrickSection = TrickSection()
     scoring: ScoringSection = ScoringSection()
     hooks: HooksSection | None = None
+    decision: list[DecisionSection] = []
 
 
 SECTIONS = {"game": GameSection, "deck": DeckSection, "deal": DealSection, "pass": PassSection,
@@ -441,6 +452,23 @@ def check_spec(spec: Spec, counts=None) -> None:
             raise spec.error(("scoring", "card_points"), f"'{key}' is no card, suit or rank{_closest(key, keys)}")
     if m.hooks is not None:
         hooks_of(spec)  # the module loads and its hooks take the arguments they are given
+    if m.decision:
+        names = [d.name for d in m.decision]
+        if len(names) > MAX_DECISIONS:
+            raise spec.error(("decision",), f"{len(names)} decisions: the engine keeps {MAX_DECISIONS}")
+        for k, decision in enumerate(m.decision):
+            if decision.name in names[:k]:
+                raise spec.error(("decision",), f"two decisions are named '{decision.name}'")
+            if decision.at == "after-trick" and decision.who not in ("winner", "leader"):
+                raise spec.error(("decision",), f"decision '{decision.name}' arises after a trick: its who is "
+                                 "\"winner\" (the trick's) or \"leader\" (of the next trick)")
+            if decision.at == "before-play" and decision.who == "winner":
+                raise spec.error(("decision",), f"decision '{decision.name}' arises before the play: no trick has a "
+                                 "winner yet (who: \"each\", \"dealer\" or \"leader\")")
+        found = hooks_of(spec) if m.hooks is not None else {}
+        missing = [h for h in ("decision_options", "decision_apply") if h not in found]
+        if missing:
+            raise spec.error(("decision",), f"decisions need the hooks {' and '.join(missing)} (hooks.module)")
     if m.scoring.moon and not any(m.scoring.card_points.values()):
         raise spec.error(("scoring", "moon"), "shooting the moon needs cards with points (scoring.card_points)")
 
@@ -538,6 +566,13 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
                     "nothing: it sets ``scores[s]``, each seat's score for the round (it holds the keys' "
                     "own, a team's added up under game.teams), from the round's n_tricks tricks in the "
                     "table's record (T_RECORD); partners must be left one score"),
+    "decision_options": ("decision, seat, hand, table, rules, cards, masks",
+                         "the options seat ``seat`` has now in [[decision]] number ``decision`` (from 0) as a "
+                         "mask (bit k = option k); 0: it is not asked"),
+    "decision_apply": ("decision, seat, choice, table, rules, cards, masks",
+                       "nothing: what the choice does, on the public table: the trump (T_TRUMP), who leads the "
+                       "next trick (T_NEXT_LEADER), the round's counters (T_COUNTER + k) and each seat's for the "
+                       "whole game (T_SEAT_COUNTER + seat * SEAT_COUNTERS + k)"),
     "next_leader": ("table, winner, cards, masks, rules",
                     "the seat that leads the next trick (the trick just won is on the table: its cards in "
                     "T_PLAY, its winner ``winner``): a card whose player leads next even when it loses"),
