@@ -162,12 +162,16 @@ def nearest_bid(want, legal):
 # --- heuristic --------------------------------------------------------------------------------
 
 @kernel(globals(), inline="always")
-def round_score_if(seat, taker, points, table, cards, masks, rules):
+def round_score_if(seat, taker, points, rest_to, table, cards, masks, rules):
     """``seat``'s score for the round as it would stand if ``taker`` took the trick on the table
-    (worth ``points``) and the round ended there: the keys' scores, a team's added up, then the
-    score_round hook's, asked in the table's scratch slots and the table put back as it was."""
+    (worth ``points``) and then ``rest_to`` every trick still to come (-1: the round ended there):
+    the keys' scores, a team's added up, then the score_round hook's, asked in the table's scratch
+    slots and the table put back as it was."""
     n_players = rules[R_PLAYERS]
     trick = table[T_TRICK]
+    rest = rules[R_HAND] - trick - 1 if rest_to >= 0 else 0
+    if rest_to >= 0:
+        table[T_WON + rest_to] += rest
     at = T_RECORD + trick * RECORD_WIDTH  # the trick in progress, in the round's record as it stands:
     table[at + K_LEADER] = table[T_LEADER]  # the cards not played yet are -1
     table[at + K_WINNER] = taker
@@ -180,6 +184,8 @@ def round_score_if(seat, taker, points, table, cards, masks, rules):
     score_round(table, trick + 1, cards, masks, rules, table[T_SCRATCH:T_SCRATCH + n_players])
     table[T_WON + taker] -= 1
     table[T_POINTS + taker] -= points
+    if rest_to >= 0:
+        table[T_WON + rest_to] -= rest
     for i in range(RECORD_WIDTH):  # as the play loop keeps a trick not yet over
         table[at + i] = -1
     return table[T_SCRATCH + seat]
@@ -189,7 +195,9 @@ def round_score_if(seat, taker, points, table, cards, masks, rules):
 def hooked_worth(seat, table, cards, masks, rules):
     """What taking the trick is worth to ``seat`` where a score_round hook scores the round: its
     round score if it takes the trick, less its score if the seat the trick would go to otherwise
-    takes it (the one ahead now, or the next seat to play when that is itself or a partner)."""
+    takes it (the one ahead now, or the next seat to play when that is itself or a partner), added
+    up over three ends of the round: there, every later trick to ``seat``, every one to the other
+    (a score with a threshold, "the makers need five tricks", shows a trick's worth only so)."""
     n = table[T_NPLAYED]
     n_players = rules[R_PLAYERS]
     points = trick_points(table, n, cards, masks, rules)
@@ -200,8 +208,11 @@ def hooked_worth(seat, table, cards, masks, rules):
             ahead -= n_players
         if not same_team(rules, ahead, seat):
             other = ahead
-    return (round_score_if(seat, seat, points, table, cards, masks, rules)
-            - round_score_if(seat, other, points, table, cards, masks, rules))
+    worth = 0
+    for rest_to in (-1, seat, other):
+        worth += (round_score_if(seat, seat, points, rest_to, table, cards, masks, rules)
+                  - round_score_if(seat, other, points, rest_to, table, cards, masks, rules))
+    return worth
 
 
 @kernel(globals(), inline="always")
