@@ -495,7 +495,9 @@ def test_output_through_a_link_replaces_the_target_not_the_link(tmp_path):
 
 
 def test_terminated_run_leaves_nothing_behind(tmp_path):
-    """SIGTERM (a `timeout`, a killed job) cleans up like Ctrl-C: no part files, no result."""
+    """SIGTERM (a `timeout`, a killed job) stops a run like Ctrl-C: no result file, and either
+    nothing at all (no chunk had finished) or the finished chunks' parts, kept for --resume as the
+    message says (which of the two depends on when the signal lands: both are checked in full)."""
     import signal
     import time
 
@@ -510,4 +512,10 @@ def test_terminated_run_leaves_nothing_behind(tmp_path):
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "interrupted" in err
-    assert list(tmp_path.iterdir()) == []
+    left = list(tmp_path.iterdir())
+    assert not out.exists()
+    if left:  # a chunk had finished: its parts are kept, and the message says how to finish
+        assert left == [tmp_path / ".big.parquet.parts"] and "--resume" in err, (left, err)
+        parts = sorted(p.name for p in left[0].iterdir())
+        assert "manifest.json" in parts and any(name.endswith(".parquet") for name in parts), parts
+        assert f"{100000 * sum(name.endswith('.parquet') for name in parts):,} finished games kept" in err, err
