@@ -23,9 +23,11 @@ def _rounds(frame: pl.LazyFrame, meta: dict, confidence: float) -> str:
     """Rounds per game with its interval, where the game has rounds."""
     from analysis import stats
 
-    if "rounds" in frame.collect_schema():
+    counted = meta.get("unit_columns", {}).get("round")  # a rules file played to a target counts its rounds
+    column = "rounds" if "rounds" in frame.collect_schema() else counted
+    if column and column in frame.collect_schema():
         # from exact integer totals, streamed: the same bits on every call whatever the threads
-        mean, sd = mean_sd(pl.col("rounds"))
+        mean, sd = mean_sd(pl.col(column))
         row = frame.select(m=mean, s=sd, n=pl.len()).collect(engine="streaming").row(0, named=True)
         return fmt_num_ci(row["m"], stats.mean_interval(row["m"], row["s"] or 0.0, row["n"], confidence))
     if isinstance(meta.get("rounds_per_game"), (int, float)):

@@ -19,9 +19,9 @@ from analysis import charts as charting
 from analysis import stats
 from analysis.page import (Alert, Heading, Image, Items, Link, Paragraph, Table, Verdict,  # noqa: F401 (re-exported)
                            file_mention, page_path, render_html, render_markdown, write_blocks)
-from analysis.summary import (Run, advantage_line, balance_line, event_table, fmt_p, fmt_pct_ci, fmt_pp,
+from analysis.summary import (Run, advantage_line, balance_line, event_table, fmt_p, fmt_pct_ci, fmt_pp, length_line,
                               fmt_settings, games_phrase, load_runs, score_counts, seat_table, strength_table,
-                              summarize)
+                              summarize, team_table)
 from simcore.errors import BalanceError
 
 
@@ -95,7 +95,12 @@ def _run_blocks(summary: dict, sources: list[str], charts: dict[str, bytes], pre
         blocks += [Paragraph("The seats play different strategies, so their differences are strategy strength, "
                              "not seat order: each strategy's seats pooled, against the fair share."),
                    Table(*strength_table(summary))]
-    blocks.append(Items([advantage_line(summary), balance_line(summary)]))
+    if summary.get("teams"):  # game.teams: partners win together, and the game is judged by team
+        blocks += [Paragraph("Partners score and win together (game.teams): each team's win share is its seats' "
+                             "added up, with a 95% Wilson interval; the game is judged by team."),
+                   Table(*team_table(summary))]
+    blocks.append(Items([advantage_line(summary), balance_line(summary)]
+                        + ([length_line(summary)] if length_line(summary) else [])))
     names = {"win-share": "Win share by seat", "scores": "Final score distribution by seat",
              "event-rates": "Rule event rates"}
     blocks += [Image(f"{prefix}{stem}.png", chart_alt(stem, summary) or names[stem], png)

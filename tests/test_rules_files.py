@@ -626,3 +626,65 @@ def test_any_broken_hook_is_one_line(tmp_path, monkeypatch, hook, mistake):
     code, _, err = balance("simulate", folder / "bw.toml", "-p", 4, "-n", 50, "-q")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (hook, mistake, err)
     assert "my_hooks.py" in err and (hook in err or mistake == "no end"), (hook, mistake, err)
+
+
+# --- the smaller things of issue 47, one regression test each ------------------------------------
+
+def test_exact_bids_are_a_rate_per_bid_and_moons_per_round():
+    """Oh Hell's exact bids are counted per bid (a seat's, in a round), no longer a count per game
+    printed as a percentage (49.45%, where the rate per seat and round is about 12%)."""
+    code, out, err = balance("simulate", OH_HELL, "-p", 4, "-n", 20000, "-q", "--json")
+    assert code == 0, err
+    import json
+
+    exact = next(e for e in json.loads(out)["events"] if e["column"] == "exact_bids")
+    assert exact["per"] == "bid" and exact["units_per_game"] == 4  # one round, four bids
+    assert 0.05 < exact["rate"] < 0.5 and exact["rate"] == pytest.approx(exact["mean_per_game"] / 4)
+
+
+def test_a_variant_changes_a_game_key_as_a_table(tmp_path):
+    """A variant of a rules file may change [game] keys as a table: it names its game with
+    rules_file (game = "..." cannot sit beside a [game] table)."""
+    variant = tmp_path / "short.toml"
+    variant.write_text(f'rules_file = "{ROOT / TEN_TRICKS}"\nname = "three rounds"\n\n[game]\nrounds = 3\n')
+    game = get_game(str(ROOT / TEN_TRICKS))
+    assert game.variant(variant).settings == {"game.rounds": 3}
+    code, out, err = balance("simulate", ROOT / TEN_TRICKS, "-p", 4, "--variant", variant, "-n", 2000, "-q")
+    assert code == 0 and "changes: game.rounds = 3" in out and "hit the cap of 3 rounds" in out, err
+    assert "Not called fair" in out or "Not settled" in out or "Not fair" in out  # a capped game is never fair
+    variant.write_text('name = "no game named"\n\n[game]\nrounds = 3\n')
+    code, _, err = balance("simulate", ROOT / TEN_TRICKS, "-p", 4, "--variant", variant, "-n", 10, "-q")
+    assert code == 2 and "rules_file = " in err, err
+
+
+def test_a_sweep_deals_only_the_player_count_it_is_asked(tmp_path):
+    """`sweep --set deal.hand_size=...` at 4 players of a 3-and-4-player file: a hand size that only
+    fits at 4 is swept, not refused for the 3-player deal nobody asked for."""
+    path = tmp_path / "two-counts.toml"
+    path.write_text((ROOT / OH_HELL).read_text().replace("players = [3, 4, 5]", "players = [4, 5]")
+                    .replace("hand_size = 7", "hand_size = 7"))
+    game = get_game(str(path))
+    assert game.variant(overrides={"deal.hand_size": 12}).settings == {"deal.hand_size": 12}  # 5 x 12 > 51
+    with pytest.raises(BalanceError, match="cannot deal 5 hands of 12"):
+        game.setup(5, game.variant(overrides={"deal.hand_size": 12}))
+    assert game.setup(4, game.variant(overrides={"deal.hand_size": 12})).hand_size == 12
+    code, out, err = balance("sweep", path, "--set", "deal.hand_size=10..12", "-p", 4, "-n", 400, "-q")
+    assert code == 0, err
+    with pytest.raises(BalanceError, match="cannot deal"):  # fits at no count: refused at once
+        game.variant(overrides={"deal.hand_size": 20})
+
+
+def test_a_file_of_one_player_count_needs_no_players_option(tmp_path):
+    path = tmp_path / "duel.toml"
+    path.write_text('[game]\nname = "Duel"\nplayers = 2\n\n[deck]\nsuits = ["a", "b"]\nranks = ["1", "2", "3", "4", "5"]\n')
+    code, out, err = balance("simulate", path, "-n", 200, "-q")
+    assert code == 0 and "2 players" in out, err
+
+
+def test_new_game_quotes_its_command_and_shows_the_hooks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = balance("new-game", "my game")
+    assert code == 0, err
+    assert "then: balance simulate 'my game.toml' --players 4" in out
+    text = (tmp_path / "my game.toml").read_text()
+    assert "# [hooks]" in text and "name_order" in text and "balance simulate 'my game.toml'" in text
