@@ -465,16 +465,24 @@ class RulesFileGame(Game, rules=tr):
             extra = f", dealer seat {rnd['dealer']}"
             if rnd["trump_card"]:
                 extra += f", trump card {rnd['trump_card']}"
+            decided = rnd.get("decisions")  # the designer's decisions before the play
             if rnd.get("trump"):
-                extra += f", trump {rnd['trump']} (the bid winner's choice)"
+                extra += f", trump {rnd['trump']}" + (" (as the decisions named it)" if decided is not None
+                                                      else " (the bid winner's choice)")
             lines.append(f"Round {rnd['round'] + 1}{extra}")
+            options = {d.name: d.options for d in self.spec.model.decision}
             for s, hand in enumerate(rnd["hands"]):
                 more = f"   passes {' '.join(rnd['passes'][s])}" if rnd["passes"] else ""
                 bid = f"   bids {rnd['bids'][s]}" if rnd["bids"] else ""
+                for name, choices in (decided or {}).items():
+                    if choices[s] is not None:
+                        more += f"   {name}: {options[name][choices[s]]}"
                 lines.append(f"  seat {s}: {' '.join(hand)}{more}{bid}")
             for t in (t for t in log["tricks"] if t["round"] == rnd["round"]):
                 plays = " ".join(f"s{(t['leader'] + i) % p}:{c}" for i, c in enumerate(t["cards"]))
                 points = f", {t['points']} pts" if t["points"] else ""
-                lines.append(f"  trick {t['trick'] + 1}: {plays:<40} -> seat {t['winner']}{points}")
+                after = "".join(f"; {name}: {options[name][choice]}" for name, choice in t.get("decisions", {}).items()
+                                if choice is not None)
+                lines.append(f"  trick {t['trick'] + 1}: {plays:<40} -> seat {t['winner']}{points}{after}")
         lines += self.closing_lines(log)
         return "\n".join(lines)
