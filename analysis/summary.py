@@ -888,18 +888,15 @@ def advantage_line(summary: dict) -> str:
 
 
 def balance_line(summary: dict) -> str:
+    """The balance test's line: over the seats, or (game.teams) over the teams."""
     if summary.get("teams"):
-        test = summary["team_balance"]
-        if test is None:
-            return "team balance: no wins to compare"
-        p_text = fmt_p(test["p_value"])
-        return (f"team balance (chi-square vs equal team shares): X² = {test['statistic']:.2f}, "
-                f"df = {test['df']}, p {p_text if p_text.startswith('<') else '= ' + p_text}")
-    test = summary["seat_balance"]
+        test, what, against, nothing = summary["team_balance"], "team balance", "equal team shares", "no wins to compare"
+    else:
+        test, what, against, nothing = summary["seat_balance"], "seat balance", "equal shares", "one seat, nothing to compare"
     if test is None:
-        return "seat balance: one seat, nothing to compare"
+        return f"{what}: {nothing}"
     p_text = fmt_p(test["p_value"])
-    return (f"seat balance (chi-square vs equal shares): X² = {test['statistic']:.2f}, "
+    return (f"{what} (chi-square vs {against}): X² = {test['statistic']:.2f}, "
             f"df = {test['df']}, p {p_text if p_text.startswith('<') else '= ' + p_text}")
 
 

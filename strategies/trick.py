@@ -516,6 +516,14 @@ def unseen_cards(seat, hand, seen, table, cards, masks, rules):
     return pool, need, voids, ptable
 
 
+@kernel(globals(), inline="always")
+def playout_scratch():
+    """A search's scratch: the deal, the playout's hands, each choice's total, the round's scores,
+    and the playouts' own random numbers."""
+    return (np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
+            np.zeros(64, dtype=np.float64), np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(1, dtype=np.uint64))
+
+
 @kernel(globals(), refcounts=True)
 def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, cards, masks, rules, streams, deals,
                        playouts, policy):
@@ -528,11 +536,7 @@ def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, car
     n_players = rules[R_PLAYERS]
     _, margin, rng, _ = search_setup(params, seat, streams, n_players, HEURISTIC_DEFAULTS)
     pool, need, voids, ptable = unseen_cards(seat, hand, seen, table, cards, masks, rules)
-    deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    totals = np.zeros(64, dtype=np.float64)
-    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    rng_p = np.zeros(1, dtype=np.uint64)
+    deal, hands, totals, scores, rng_p = playout_scratch()
     # after a trick the play goes on from the next one, its leader the one the rules name now
     trick = table[T_TRICK] + (1 if at == AT_AFTER_TRICK else 0)
     for _ in range(deals):
@@ -571,11 +575,7 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
     n = table[T_NPLAYED]
     policy, margin, rng, _ = search_setup(params, seat, streams, n_players, HEURISTIC_DEFAULTS)
     pool, need, voids, ptable = unseen_cards(seat, hand, seen, table, cards, masks, rules)
-    deal = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    totals = np.zeros(64, dtype=np.float64)
-    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    rng_p = np.zeros(1, dtype=np.uint64)
+    deal, hands, totals, scores, rng_p = playout_scratch()
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         deal_unseen(pool, need, voids, n_players, deal, rng)
         deal[seat] = hand
