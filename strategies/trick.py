@@ -61,6 +61,7 @@ winner_of_trick = hooks.get("trick_winner", winner_of_trick)
 trick_points = hooks.get("trick_points", trick_points)
 HOOKED = bool(hooks)
 LEGAL_HOOKED = "legal" in hooks
+WINNER_HOOKED = "trick_winner" in hooks
 SCORE_HOOKED = "score_round" in hooks
 score_round = hooks.get("score_round", keep_scores)
 next_leader = hooks.get("next_leader", winner_leads)
@@ -254,6 +255,32 @@ def costliest(mask, cards):
     return best
 
 
+@kernel(globals(), inline="always")
+def strongest_lead(hand, legal, table, cards, masks, rules):
+    """With a trick_winner hook a card's rank says little of its strength (a card that always
+    loses may carry the top rank): the card of ``legal`` that, led, holds against the most cards
+    the seat does not hold, each asked of the hook as the second card of the trick (the highest
+    rank among equals)."""
+    everything = (bit(rules[R_DECK]) - np.uint64(1)) if rules[R_DECK] < 64 else ~np.uint64(0)
+    others = everything & ~hand
+    best, best_count = dearest(legal, cards), -1
+    m = legal
+    while m != 0:
+        c = lowest_index(m)
+        m &= m - np.uint64(1)
+        table[T_PLAY] = c
+        count = 0
+        rest = others
+        while rest != 0:
+            x = lowest_index(rest)
+            rest &= rest - np.uint64(1)
+            count += winner_of_trick(table, 1, x, cards, masks, rules, table[T_TRUMP]) == 0
+        if count > best_count or (count == best_count and cards[C_RANK, c] > cards[C_RANK, best]):
+            best, best_count = c, count
+    table[T_PLAY] = -1  # the table as it was: no card led yet
+    return best
+
+
 @kernel(globals(), refcounts=False)
 def heuristic_play(seat, hand, legal, table, cards, masks, rules):
     n = table[T_NPLAYED]
@@ -262,7 +289,7 @@ def heuristic_play(seat, hand, legal, table, cards, masks, rules):
         # leading: a trick worth having is led with the highest card, one not worth it with the
         # lowest card that carries no points
         if worth > 0:
-            return dearest(legal, cards)
+            return strongest_lead(hand, legal, table, cards, masks, rules) if WINNER_HOOKED else dearest(legal, cards)
         plain = legal & ~masks[M_POINTS]
         return cheapest(plain if plain != 0 else legal, cards)
     winners = winners_of(legal, table, cards, masks, rules)

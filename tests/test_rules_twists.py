@@ -356,3 +356,29 @@ def test_every_player_plays_every_decision():
             assert len(gave) == len(set(gave))  # once a game each
         held[strategy] = sum(lengths) / len(lengths)
     assert held["heuristic"] > held["random"] + 0.5 and held["search:d=8"] > held["random"] + 0.5, held
+
+
+FOOL_HOOKS = JESTER_HOOKS.split("def next_leader")[0]  # the jester's trick rule: it never takes a trick
+
+
+def test_the_heuristic_judges_a_lead_by_the_hooks_not_the_rank(tmp_path):
+    """A card of its own rank above every other that never takes a trick (a trick_winner hook
+    says so) is no strong lead: the heuristic leads the card that holds against most of the cards it
+    does not hold, asked of the hook (by rank alone it led the jester, and a verdict moved with no
+    rule changed)."""
+    from simcore.games.trick.rules import L_CARD
+
+    (tmp_path / "fool.toml").write_text(WIZARDS.replace('extra = [{ name = "Wiz", suit = "wizard", rank = "W", copies = 4 }]',
+                                                        'extra = [{ name = "Jester", suit = "jester", rank = "J0" }]')
+                                        .replace('[trick]\nalways_wins = ["Wiz"]\n', "[scoring]\nper_trick = 1\n")
+                                        .replace("wizard_hooks.py", "fool_hooks.py"))
+    (tmp_path / "fool_hooks.py").write_text(FOOL_HOOKS)
+    game = get_game(str(tmp_path / "fool.toml"))
+    setup = game.setup(3, game.variant())
+    c = {name: i for i, name in enumerate(setup.names)}
+    mine = ["Jester", "AS", "KS", "2C", "3C", "4C", "5C", "6C", "7C", "8C"]
+    rest = [name for name in setup.names if name not in mine]
+    hands = [sorted(c[n] for n in mine), sorted(c[n] for n in rest[:10]), sorted(c[n] for n in rest[10:20])]
+    run = game.scripted_round(setup, game.lineup("heuristic", 3), hands, 2, -1, 0, [])  # seat 1 leads
+    assert run["status"] == -1
+    assert setup.names[run["log"][0, L_CARD]] == "AS"  # not the jester, whose rank is the top one
