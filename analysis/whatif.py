@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
-from analysis.cells import strategy_labels, symmetric
+from analysis.cells import seat_list, strategy_labels, symmetric
 from analysis.summary import (SHARE_UNITS, fixed_width, finite_or_none, pair_or_none, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
                               fmt_settings, games_phrase, strategies, units_per_game)
 from simcore.errors import BalanceError
@@ -101,9 +101,17 @@ def headline_figures(metas: list[dict], columns) -> list[Figure]:
     meta = metas[0]
     players = meta["players"]
     names = strategy_labels(meta)
-    edge = (f"first-seat edge (seat 1 share − 1/{players})" if symmetric(meta) else
-            f"seat 1 share − 1/{players} (mixed line-up: skill, not a seat edge)")
-    figures = [Figure("advantage", edge, "advantage", "share_0", offset=1.0 / players)]
+    teams = meta.get("teams")
+    if teams:  # game.teams: partners win together, so the first team's edge is the headline
+        edge = (f"first team's edge (team 1 share − 1/{len(teams)})" if symmetric(meta) else
+                f"team 1 share − 1/{len(teams)} (mixed line-up: skill, not a seat edge)")
+        figures = [Figure("advantage", edge, "advantage", "team_0", offset=1.0 / len(teams))]
+        figures += [Figure(f"team_{k}", f"win share, team {k + 1} ({seat_list(team)})", "share", f"team_{k}")
+                    for k, team in enumerate(teams)]
+    else:
+        edge = (f"first-seat edge (seat 1 share − 1/{players})" if symmetric(meta) else
+                f"seat 1 share − 1/{players} (mixed line-up: skill, not a seat edge)")
+        figures = [Figure("advantage", edge, "advantage", "share_0", offset=1.0 / players)]
     figures += [Figure(f"share_{s}", f"win share, seat {s + 1} ({names[s]})", "share", f"share_{s}")
                 for s in range(players)]
     figures += [Figure(f"score_{s}", f"mean score, seat {s + 1} ({names[s]})", "score", f"score_{s}")
@@ -148,11 +156,15 @@ class Moments:
     paired: dict     # (figure key, i, j) -> sample variance of u_j − u_i
 
 
-def aligned_batches(paths: list[Path], columns: list[str]):
-    """The runs' rows in slices of BATCH games, side by side: ``{(column, arm): float64 array}``.
+def aligned_batches(paths: list[Path], columns: list[str], teams=None):
+    """The runs' rows in slices of BATCH games, side by side: ``{(column, arm): float64 array}``;
+    a column ``team_k`` (game.teams) is team k's win share, its seats' shares added up.
 
     Every run holds games 0..n-1 in order (the driver writes its chunks in order), so slice k of
     each run is the same games; that is checked, not assumed."""
+    derived = {f"team_{k}": [f"share_{s}" for s in team] for k, team in enumerate(teams or [])}
+    wanted = columns
+    columns = list(dict.fromkeys(c for column in wanted for c in derived.get(column, [column])))
     counts = [scan_run(p).select(pl.len()).collect().item() for p in paths]
     if len(set(counts)) != 1:
         raise BalanceError(f"the runs hold different numbers of games: {counts}")
@@ -171,6 +183,9 @@ def aligned_batches(paths: list[Path], columns: list[str]):
                     # 1/k (whole 840ths, analysis.summary), and so do we, so both agree to the bit
                     values = np.round(values * SHARE_UNITS) / SHARE_UNITS
                 batch[column, arm] = values
+            for column, members in derived.items():
+                if column in wanted:
+                    batch[column, arm] = sum(batch[member, arm] for member in members)
         yield batch
 
 
@@ -189,7 +204,7 @@ def moments(paths: list[Path], figures: list[Figure], metas: list[dict], columns
         return batch[source, a] if isinstance(source, str) else np.full(len(batch[f.numerator, a]), float(source))
 
     games, x_total, t_total = 0, dict.fromkeys(sources, 0.0), dict.fromkeys(sources, 0.0)
-    for batch in aligned_batches(paths, needed):
+    for batch in aligned_batches(paths, needed, metas[0].get("teams")):
         games += len(next(iter(batch.values())))
         for f in figures:
             for a in arms:
@@ -202,7 +217,7 @@ def moments(paths: list[Path], figures: list[Figure], metas: list[dict], columns
     compared = [(f.key, i, j) for i, j in pairs for f in figures
                 if ratio[f.key, i] is not None and ratio[f.key, j] is not None]
     sums = {k: [0.0, 0.0] for k in defined + compared}  # Σ value, Σ value²
-    for batch in aligned_batches(paths, needed):
+    for batch in aligned_batches(paths, needed, metas[0].get("teams")):
         linear = {}
         for f in figures:
             for a in arms:
@@ -280,15 +295,18 @@ def adjust(groups: list[list[dict]]) -> int:
     both are shown it is counted once and takes seat 0's q.  A change that is the same in every
     game (paired standard error 0: an untouched figure, or a constant game length) is known
     exactly, not tested: its q is its p (1 or 0)."""
+    def first(rows) -> str:  # whose share the edge moves: seat 1's, or (game.teams) team 1's
+        return "team_0" if any(r["key"] == "team_0" for r in rows) else "share_0"
+
     def duplicate(row, rows):
-        return row["kind"] == "advantage" and any(r["key"] == "share_0" for r in rows)
+        return row["kind"] == "advantage" and any(r["key"] == first(rows) for r in rows)
 
     tested = [r for rows in groups for r in rows
               if r["p_value"] is not None and r["se_paired"] and not duplicate(r, rows)]
     for row, q in zip(tested, stats.benjamini_hochberg([r["p_value"] for r in tested])):
         row["q_value"] = q
     for rows in groups:
-        seat0 = next((r["q_value"] for r in rows if r["key"] == "share_0"), None)
+        seat0 = next((r["q_value"] for r in rows if r["key"] == first(rows)), None)
         for row in rows:
             if row["p_value"] is not None and row["se_paired"] == 0.0:
                 row["q_value"] = row["p_value"]
@@ -434,8 +452,9 @@ def verdict(document: dict) -> dict:
                 "beyond": f"beyond the ±{limit:g} pp that counts as a change",
                 "unsettled": f"which may or may not exceed ±{limit:g} pp"}[judged]
         before, after = 100 * row["baseline"], 100 * row["variant"]
-        what = ("seat 1's win share (a mixed line-up: skill, not a seat edge)" if mixed else
-                f"the first seat's edge among {one_player(document['strategies'])} players")
+        first = "team" if row["label"].startswith(("first team's", "team 1")) else "seat"
+        what = (f"{first} 1's win share (a mixed line-up: skill, not a seat edge)" if mixed else
+                f"the first {first}'s edge among {one_player(document['strategies'])} players")
         text = (f"{name} moves {what} by {change:+.2f} pp [{interval[0]:+.2f}, {interval[1]:+.2f}], from "
                 f"{before:+.2f} to {after:+.2f} pp, {size}")
         if not mixed and judged != "within":
@@ -443,7 +462,7 @@ def verdict(document: dict) -> dict:
         sentences.append(text + ".")
     if len(variants) == 1:
         others = [r for r in variants[0]["figures"]
-                  if r["key"] not in ("advantage", "share_0") and r["kind"] in PERCENT_KINDS
+                  if r["key"] not in ("advantage", "share_0", "team_0") and r["kind"] in PERCENT_KINDS
                   and r["change"] is not None and r["q_value"] is not None and r["q_value"] < 0.05]
         if others:
             top = max(others, key=lambda r: abs(r["change"]))

@@ -382,3 +382,18 @@ def test_the_heuristic_judges_a_lead_by_the_hooks_not_the_rank(tmp_path):
     run = game.scripted_round(setup, game.lineup("heuristic", 3), hands, 2, -1, 0, [])  # seat 1 leads
     assert run["status"] == -1
     assert setup.names[run["log"][0, L_CARD]] == "AS"  # not the jester, whose rank is the top one
+
+
+def test_whatif_compares_the_teams(partners, tmp_path):
+    """In a game of teams whatif's headline is the first team's edge over 1/2 (twice seat 1's over
+    1/4, the same test), with each team's win share; the verdict speaks of the first team."""
+    variant = tmp_path / "one-round.toml"
+    variant.write_text(f'rules_file = "{Path(partners.path).name}"\nname = "one round"\n\n[game]\nrounds = 1\n')
+    code, out, err = balance("whatif", partners.path, "--variant", variant, "-n", 3000, "--seed", 4, "--json")
+    assert code == 0, err
+    figures = {f["key"]: f for f in json.loads(out)["variants"][0]["figures"]}
+    edge, team, seat = figures["advantage"], figures["team_0"], figures["share_0"]
+    assert edge["label"] == "first team's edge (team 1 share − 1/2)" and team["label"] == "win share, team 1 (seats 1, 3)"
+    assert edge["change"] == pytest.approx(team["change"]) == pytest.approx(2 * seat["change"])
+    assert edge["q_value"] == team["q_value"]  # one test, counted once
+    assert "first team's edge" in " ".join(json.loads(out)["verdict"]["sentences"])
