@@ -263,15 +263,21 @@ def next_leader(table, winner, cards, masks, rules):
 '''
 
 
+def jester_game(tmp_path, name: str, hooks: str, keys: str = ""):
+    """The Wizards file with one jester (a suit and a rank of its own) in place of the Wizards,
+    ``keys`` in place of their always_wins, and ``hooks`` as its module."""
+    (tmp_path / f"{name}.toml").write_text(
+        WIZARDS.replace('extra = [{ name = "Wiz", suit = "wizard", rank = "W", copies = 4 }]',
+                        'extra = [{ name = "Jester", suit = "jester", rank = "J0" }]')
+        .replace('[trick]\nalways_wins = ["Wiz"]\n', keys).replace("wizard_hooks.py", f"{name}_hooks.py"))
+    (tmp_path / f"{name}_hooks.py").write_text(hooks)
+    return get_game(str(tmp_path / f"{name}.toml"))
+
+
 def test_a_card_whose_player_leads_next_even_when_it_loses(tmp_path):
     """next_leader: the jester's player leads the trick after it (it never wins one), in both
     engines alike, and the players play on from there."""
-    (tmp_path / "jester.toml").write_text(WIZARDS.replace('extra = [{ name = "Wiz", suit = "wizard", rank = "W", copies = 4 }]',
-                                                          'extra = [{ name = "Jester", suit = "jester", rank = "J0" }]')
-                                          .replace('[trick]\nalways_wins = ["Wiz"]\n', "")
-                                          .replace("wizard_hooks.py", "jester_hooks.py"))
-    (tmp_path / "jester_hooks.py").write_text(JESTER_HOOKS)
-    game = get_game(str(tmp_path / "jester.toml"))
+    game = jester_game(tmp_path, "jester", JESTER_HOOKS)
     setup = game.setup(3, game.variant())
     jester_led = 0
     for strategy in ("random", "heuristic"):
@@ -368,12 +374,7 @@ def test_the_heuristic_judges_a_lead_by_the_hooks_not_the_rank(tmp_path):
     rule changed)."""
     from simcore.games.trick.rules import L_CARD
 
-    (tmp_path / "fool.toml").write_text(WIZARDS.replace('extra = [{ name = "Wiz", suit = "wizard", rank = "W", copies = 4 }]',
-                                                        'extra = [{ name = "Jester", suit = "jester", rank = "J0" }]')
-                                        .replace('[trick]\nalways_wins = ["Wiz"]\n', "[scoring]\nper_trick = 1\n")
-                                        .replace("wizard_hooks.py", "fool_hooks.py"))
-    (tmp_path / "fool_hooks.py").write_text(FOOL_HOOKS)
-    game = get_game(str(tmp_path / "fool.toml"))
+    game = jester_game(tmp_path, "fool", FOOL_HOOKS, "[scoring]\nper_trick = 1\n")
     setup = game.setup(3, game.variant())
     c = {name: i for i, name in enumerate(setup.names)}
     mine = ["Jester", "AS", "KS", "2C", "3C", "4C", "5C", "6C", "7C", "8C"]

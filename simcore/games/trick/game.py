@@ -302,9 +302,7 @@ class RulesFileGame(Game, rules=tr):
     def counter_names(setup) -> tuple:
         """The counters' columns: the engine's, then the events the hooks module declares (EVENTS),
         the slots it leaves unused skipped (None)."""
-        from simcore.games.trick.rulesfile import events_of
-
-        declared = [column for column, _, _ in events_of(setup.spec)]
+        declared = [column for column, _, _ in setup.events]
         return tr.COUNTER_NAMES + tuple(declared) + (None,) * (tr.MAX_HOOK_EVENTS - len(declared))
 
     def metadata(self, setup) -> dict:
@@ -317,10 +315,8 @@ class RulesFileGame(Game, rules=tr):
                    "moons": bool(rules[tr.R_MOON]), "exact_bids": bool(rules[tr.R_BIDDING]),
                    "capped": bool(rules[tr.R_TARGET_ON])}
         events = [e.__dict__ for e in self.events if applies[e.column]]
-        from simcore.games.trick.rulesfile import events_of
-
         # the designer's events, counted by the count_events hook, on every page like the engine's
-        events += [Event(column, label, per).__dict__ for column, label, per in events_of(setup.spec)]
+        events += [Event(column, label, per).__dict__ for column, label, per in setup.events]
         m = setup.spec.model
         if m.game.dealer == "random":
             first, seat_1_first = "the first dealer is drawn at random: seat 1 is first by number only", False

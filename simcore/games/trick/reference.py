@@ -85,7 +85,7 @@ class Rules:
     @classmethod
     def _of_setup(cls, setup) -> "Rules":
         from simcore.games.trick.rules import R_WITHHELD
-        from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, events_of, hooks_of
+        from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hooks_of
 
         m = setup.spec.model
         points = m.scoring.card_points
@@ -112,7 +112,7 @@ class Rules:
             withheld={i for i in range(len(deck)) if withheld_mask >> i & 1}, suits=suits,
             teams=[[seat - 1 for seat in team] for team in (m.game.teams or [])],
             hand_sizes=list(setup.hands), no_trump_rounds={r - 1 for r in m.trump.none_in_rounds},
-            game_trump_kind=m.trump.kind, event_columns=[column for column, _, _ in events_of(setup.spec)],
+            game_trump_kind=m.trump.kind, event_columns=[column for column, _, _ in setup.events],
             decisions=[(d.name, d.at, d.who, list(d.options)) for d in m.decision],
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
 

@@ -430,6 +430,7 @@ class Setup:
     masks: np.ndarray  # uint64[N_MASKS]
     spec: object  # the checked rules file (rulesfile.Spec)
     hands: tuple = ()  # each round's hand size (deal.hand_size), as many as game.rounds
+    events: tuple = ()  # the hooks module's EVENTS: (column, label, unit) each, read once here
 
     @property
     def deck(self) -> int:
@@ -447,7 +448,7 @@ def make_setup(spec, players: int) -> Setup:
     """The kernel arrays of a checked rules file (``rulesfile.read_rules``) at ``players`` players."""
     # imported here, not at the top: the rules file's schema and messages are no compiled code's
     # source (simcore/cache.py), so editing them recompiles nothing
-    from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, hand_sizes_of
+    from simcore.games.trick.rulesfile import all_ranks, all_suits, deck_of, events_of, hand_sizes_of
 
     m = spec.model
     if players not in spec.player_counts:
@@ -536,7 +537,8 @@ def make_setup(spec, players: int) -> Setup:
     if bound > SCORE_LIMIT:
         raise spec.error(("scoring",), f"scores could reach ±{bound:,} over {m.game.rounds} round(s); the engine "
                          f"keeps them within ±{SCORE_LIMIT:,} (fewer rounds or smaller points)")
-    return Setup(players, names, tuple(suit_names), hand, m.game.rounds, hand, rules, cards, masks, spec, tuple(hands))
+    return Setup(players, names, tuple(suit_names), hand, m.game.rounds, hand, rules, cards, masks, spec, tuple(hands),
+                 tuple(events_of(spec)))
 
 
 SCORE_LIMIT = 32767  # scores are stored as int16
