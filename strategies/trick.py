@@ -35,7 +35,7 @@ from simcore.games.trick.rules import (
     T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
     winner_leads, winner_of_trick,
     AT_AFTER_TRICK, R_DECISIONS, R_DECISION_AT, R_DECISION_WHO, T_DEALER, T_NEXT_LEADER, decision_seat, no_effect,
-    no_options,
+    no_options, HANDS_WIDTH, T_KNOWN, T_OUT, next_in_play, players_in_trick, seat_in_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -202,11 +202,9 @@ def hooked_worth(seat, table, cards, masks, rules):
     n = table[T_NPLAYED]
     n_players = rules[R_PLAYERS]
     points = trick_points(table, n, cards, masks, rules)
-    other = seat + 1 if seat + 1 < n_players else 0
+    other = next_in_play(table, seat + 1, n_players)
     if n > 0:
-        ahead = table[T_LEADER] + winner_of_trick(table, n, -1, cards, masks, rules, table[T_TRUMP])
-        if ahead >= n_players:
-            ahead -= n_players
+        ahead = seat_in_trick(table, winner_of_trick(table, n, -1, cards, masks, rules, table[T_TRUMP]), n_players)
         if not same_team(rules, ahead, seat):
             other = ahead
     worth = 0
@@ -223,9 +221,7 @@ def trick_worth(seat, table, cards, masks, rules):
     n = table[T_NPLAYED]
     n_players = rules[R_PLAYERS]
     if rules[R_TEAMS] != 0 and n > 0:  # game.teams: a trick the partner holds is the team's already
-        ahead = table[T_LEADER] + winner_of_trick(table, n, -1, cards, masks, rules, table[T_TRUMP])
-        if ahead >= n_players:
-            ahead -= n_players
+        ahead = seat_in_trick(table, winner_of_trick(table, n, -1, cards, masks, rules, table[T_TRUMP]), n_players)
         if ahead != seat and same_team(rules, ahead, seat):
             return -WANT
     if SCORE_HOOKED:  # the hook's scores, not the keys', say what a trick is worth
@@ -293,7 +289,7 @@ def heuristic_play(seat, hand, legal, table, cards, masks, rules):
         plain = legal & ~masks[M_POINTS]
         return cheapest(plain if plain != 0 else legal, cards)
     winners = winners_of(legal, table, cards, masks, rules)
-    last = n == rules[R_PLAYERS] - 1
+    last = n == players_in_trick(table, rules[R_PLAYERS]) - 1
     lead_suit = cards[C_SUIT, table[T_PLAY]]
     follows = legal & masks[M_SUIT + lead_suit] != 0
     if worth > 0:
@@ -394,14 +390,12 @@ def hooked_voids(me, pool, table, cards, masks, rules, ptable, voids):
         current = t == table[T_TRICK]
         at = T_RECORD + t * RECORD_WIDTH
         leader = table[T_LEADER] if current else table[at + K_LEADER]
-        count = table[T_NPLAYED] if current else n_players
+        count = table[T_NPLAYED] if current else players_in_trick(table, n_players)
         ptable[T_TRICK] = t
         ptable[T_LEADER] = leader
         for i in range(count):
             c = table[T_PLAY + i] if current else table[at + K_CARD + i]
-            seat = leader + i
-            if seat >= n_players:
-                seat -= n_players
+            seat = seat_in_trick(ptable, i, n_players)  # (a seat sits out from the play's start: moves.py)
             ptable[T_NPLAYED] = i
             if seat != me:
                 m = pool
@@ -430,13 +424,16 @@ def decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng):
             s = decision_seat(rules[R_DECISION_WHO + d], j, ptable[T_DEALER], leader, winner, n_players)
             if s < 0:
                 break
+            if (ptable[T_OUT] >> s) & 1 != 0:
+                continue
             legal = decision_options(d, s, hands[s], ptable, rules, cards, masks)
             if legal != 0:
-                decision_apply(d, s, kth_set_bit(legal, below_local(rng, popcount(legal))), ptable, rules, cards, masks)
+                decision_apply(d, s, kth_set_bit(legal, below_local(rng, popcount(legal))), hands, ptable, rules, cards,
+                               masks)
     if 0 <= ptable[T_NEXT_LEADER] < n_players:
         leader = ptable[T_NEXT_LEADER]
     ptable[T_NEXT_LEADER] = -1
-    return leader
+    return next_in_play(ptable, leader, n_players)
 
 
 @kernel(globals(), refcounts=False)
@@ -451,11 +448,15 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
         trump = ptable[T_TRUMP]  # a decision may change it
         ptable[T_TRICK] = t
         ptable[T_LEADER] = leader
-        for i in range(first if t == trick else 0, n_players):
+        n_in = players_in_trick(ptable, n_players) if DECIDING else n_players  # a seat may sit out
+        for i in range(first if t == trick else 0, n_in):
             ptable[T_NPLAYED] = i
-            seat = leader + i
-            if seat >= n_players:
-                seat -= n_players
+            if DECIDING:
+                seat = seat_in_trick(ptable, i, n_players)
+            else:
+                seat = leader + i
+                if seat >= n_players:
+                    seat -= n_players
             legal = legal_plays(hands[seat], ptable, rules, cards, masks, t == 0)
             if policy == POLICY_HEURISTIC:
                 c = heuristic_play(seat, hands[seat], legal, ptable, cards, masks, rules)
@@ -465,10 +466,13 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             ptable[T_PLAY + i] = c
             if unbroken >= 0 and (cards[C_SUIT, c] == unbroken or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
                 ptable[T_BROKEN] = 1
-        ptable[T_NPLAYED] = n_players
-        winner = leader + winner_of_trick(ptable, n_players, -1, cards, masks, rules, trump)
-        if winner >= n_players:
-            winner -= n_players
+        ptable[T_NPLAYED] = n_in
+        if DECIDING:
+            winner = seat_in_trick(ptable, winner_of_trick(ptable, n_in, -1, cards, masks, rules, trump), n_players)
+        else:
+            winner = leader + winner_of_trick(ptable, n_players, -1, cards, masks, rules, trump)
+            if winner >= n_players:
+                winner -= n_players
         if HOOKED:  # the round's record (T_RECORD), as the play loop keeps it for the hooks
             at = T_RECORD + t * RECORD_WIDTH
             ptable[at + K_LEADER] = leader
@@ -476,10 +480,12 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             for i in range(n_players):
                 ptable[at + K_CARD + i] = ptable[T_PLAY + i]
         ptable[T_WON + winner] += 1
-        ptable[T_POINTS + winner] += trick_points(ptable, n_players, cards, masks, rules)
+        ptable[T_POINTS + winner] += trick_points(ptable, n_in, cards, masks, rules)
         leader = next_leader(ptable, winner, cards, masks, rules)
         if leader < 0 or leader >= n_players:  # an impossible answer: the play loop says which hook
             leader = winner
+        if DECIDING:
+            leader = next_in_play(ptable, leader, n_players)
         if DECIDING and t + 1 < rules[R_HAND]:  # the designer's decisions after a trick: at random here
             leader = decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng)
     # shooting the moon, as far as the table tells: one seat holds all the points there are
@@ -527,14 +533,27 @@ def unseen_cards(seat, hand, seen, table, cards, masks, rules):
     need = np.zeros(n_players, dtype=np.int64)
     voids = np.zeros(n_players, dtype=np.uint64)
     for s in range(n_players):
-        position = s - table[T_LEADER]
-        if position < 0:
-            position += n_players
-        need[s] = rules[R_HAND] - table[T_TRICK] - (1 if position < n else 0)
+        if DECIDING:  # a seat sitting out (from the play's start) holds its hand; a card all know
+            if (table[T_OUT] >> s) & 1 != 0:  # a seat holds (one it took face up) is dealt to it
+                need[s] = rules[R_HAND]
+            else:
+                need[s] = rules[R_HAND] - table[T_TRICK]
+            known = np.uint64(table[T_KNOWN + s])
+            if s != seat:
+                need[s] -= popcount(known)
+                pool &= ~known
+        else:
+            position = s - table[T_LEADER]
+            if position < 0:
+                position += n_players
+            need[s] = rules[R_HAND] - table[T_TRICK] - (1 if position < n else 0)
         if not LEGAL_HOOKED:  # the keys' follow rule: a card off the suit led shows a void in it
             for k in range(16):
                 if (table[T_VOID + s] >> k) & 1 != 0:
                     voids[s] |= masks[M_SUIT + k]
+    if DECIDING:
+        for p in range(n):  # the seats that played to the trick on the table
+            need[seat_in_trick(table, p, n_players)] -= 1
     ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     if LEGAL_HOOKED:  # the hook's follow rule, asked again (T_VOID follows the printed suits)
         hooked_voids(seat, pool, table, cards, masks, rules, ptable, voids)
@@ -544,10 +563,17 @@ def unseen_cards(seat, hand, seen, table, cards, masks, rules):
 
 
 @kernel(globals(), inline="always")
+def add_known(deal, table, n_players):
+    """A deal of the unseen cards gets the cards every seat knows a seat holds (moves.py)."""
+    for s in range(n_players):
+        deal[s] |= np.uint64(table[T_KNOWN + s])
+
+
+@kernel(globals(), inline="always")
 def playout_scratch():
     """A search's scratch: the deal, the playout's hands, each choice's total, the round's scores,
     and the playouts' own random numbers."""
-    return (np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
+    return (np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(HANDS_WIDTH, dtype=np.uint64),
             np.zeros(64, dtype=np.float64), np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(1, dtype=np.uint64))
 
 
@@ -568,6 +594,8 @@ def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, car
     trick = table[T_TRICK] + (1 if at == AT_AFTER_TRICK else 0)
     for _ in range(deals):
         deal_unseen(pool, need, voids, n_players, deal, rng)
+        if DECIDING:
+            add_known(deal, table, n_players)
         deal[seat] = hand
         for p in range(playouts):
             playout_seed = rng[0] + np.uint64(p + 1)  # every option meets the same playout draws
@@ -578,8 +606,9 @@ def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, car
                 ptable[:] = table
                 for s in range(n_players):
                     hands[s] = deal[s]
-                decision_apply(decision, seat, c, ptable, rules, cards, masks)
+                decision_apply(decision, seat, c, hands, ptable, rules, cards, masks)
                 leader = ptable[T_NEXT_LEADER] if 0 <= ptable[T_NEXT_LEADER] < n_players else table[T_LEADER]
+                leader = next_in_play(ptable, leader, n_players)  # the option may sit a seat out
                 ptable[T_NEXT_LEADER] = -1
                 if at == AT_AFTER_TRICK:
                     for i in range(MAX_PLAYERS):
@@ -605,6 +634,8 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
     deal, hands, totals, scores, rng_p = playout_scratch()
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
         deal_unseen(pool, need, voids, n_players, deal, rng)
+        if DECIDING:
+            add_known(deal, table, n_players)
         deal[seat] = hand
         for p in range(np.int64(params[seat, P_PLAYOUTS])):
             playout_seed = rng[0] + np.uint64(p + 1)  # every card meets the same playout draws

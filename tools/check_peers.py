@@ -1,9 +1,10 @@
 """`make check-peers`: rules-file games against engines nobody here wrote, deal for deal.
 
-examples/games/hearts.toml, examples/games/oh-hell.toml and examples/games/spades.toml describe
-OpenSpiel's ``hearts``, ``oh_hell`` and ``spades`` (default parameters; oh_hell with
-``num_tricks_fixed`` = each deal's hand size; spades with partners, its lead, bid and scoring rules
-in hooks).  OpenSpiel
+examples/games/hearts.toml, examples/games/oh-hell.toml, examples/games/spades.toml and
+examples/games/euchre.toml describe OpenSpiel's ``hearts``, ``oh_hell``, ``spades`` and ``euchre``
+(default parameters; oh_hell with ``num_tricks_fixed`` = each deal's hand size; spades with
+partners, its lead, bid and scoring rules in hooks; euchre with its calling rounds, the dealer's
+pick-up and discard and going alone as decisions of the file's own).  OpenSpiel
 (in its own environment, ``--peers-python``) plays random games, every chance outcome and every
 decision drawn uniformly, and records each deal, every decision (passes, bids, cards) and every
 trick winner and return (tools/openspiel_deals.py).  This script then gives both of our engines the
@@ -32,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FILES = {"hearts": ROOT / "examples" / "games" / "hearts.toml", "oh_hell": ROOT / "examples" / "games" / "oh-hell.toml",
-         "spades": ROOT / "examples" / "games" / "spades.toml"}
+         "spades": ROOT / "examples" / "games" / "spades.toml", "euchre": ROOT / "examples" / "games" / "euchre.toml"}
+SUIT_LETTERS = "CDHS"  # euchre's record names a called suit by its letter (tools/openspiel_deals.py)
 HEARTS_DIRECTIONS = {"No Pass": "none", "Left": "left", "Across": "across", "Right": "right"}
 
 
@@ -86,6 +88,9 @@ class Ours:
         elif self.kind == "spades":  # no upcard: the bids in order, seat 1 first (the dealer is seat 4)
             dealer = record.get("dealer", players - 1)
             script += [bid for _, bid in record["bids"]]
+        elif self.kind == "euchre":  # the upcard, then the file's decisions in the order they are asked
+            trump_card = index[record["upcard"]]
+            script += self.euchre_choices(record, index)
         else:
             trump_card = index[record["trump_card"]]
             script += [bid for _, bid in record["bids"]]
@@ -99,8 +104,18 @@ class Ours:
             rnd = ref.Round(rules, hands, dealer, trump_card, direction, decider)
             ref_scores, _, _ = rnd.play()
             reference = {"winners": [t.winner for t in rnd.tricks], "returns": ref_scores}
-            theirs = [sorted(index[c] if isinstance(c, str) else c for c in options) for options in record["legal"]]
-            for step, (mine, other) in enumerate(zip(decider.options, theirs)):
+            if self.kind == "euchre":  # every decision's options by OpenSpiel's names
+                names = {i: n for n, i in index.items()}
+                upcard_suit = SUIT_LETTERS[setup.cards[tr.C_SUIT, trump_card]]
+                theirs = [sorted(options) for options in record["legal"]]
+                seen = [sorted(euchre_name(kind, c, names, upcard_suit) for c in options)
+                        for kind, options in decider.options]
+            else:
+                theirs = [sorted(index[c] if isinstance(c, str) else c for c in options) for options in record["legal"]]
+                seen = [options for _, options in decider.options]
+            if len(seen) != len(theirs):
+                reference = {"error": f"{len(seen)} decisions here, {len(theirs)} in OpenSpiel"}
+            for step, (mine, other) in enumerate(zip(seen, theirs)):
                 if mine != other:
                     names = {i: n for n, i in index.items()}
                     reference = {"error": f"decision {step}: legal {[names.get(c, c) for c in mine]} here, "
@@ -119,6 +134,26 @@ class Ours:
             compiled = {"winners": ours["winners"], "returns": ours["scores"]}
         return {"reference": reference, "compiled": compiled}
 
+    @staticmethod
+    def euchre_choices(record: dict, index: dict) -> list[int]:
+        """OpenSpiel's calls, discard and alone choice as the file's decisions' choices: the first
+        calling round's pass / order up (the upcard's suit), the discard's card, the second
+        round's pass / suit (1 + its index), with partner / alone."""
+        out, calls = [], 0
+        for _, what in record["decisions"]:
+            if what in ("pass",) + tuple(SUIT_LETTERS):
+                first_round = calls < 4
+                calls += 1
+                if what == "pass":
+                    out.append(0)
+                else:
+                    out.append(1 if first_round else 1 + SUIT_LETTERS.index(what))
+            elif what in ("alone", "partner"):
+                out.append(1 if what == "alone" else 0)
+            else:
+                out.append(index[what])
+        return out
+
 
 class OptionsSeen:
     """The reference engine's scripted decider, keeping the legal choices of every decision."""
@@ -130,16 +165,32 @@ class OptionsSeen:
         self.options = []
 
     def pass_card(self, seat, hand, view):
-        self.options.append(sorted(hand))
+        self.options.append(("card", sorted(hand)))
         return self.scripted.pass_card(seat, hand, view)
 
     def bid(self, seat, hand, legal, view):
-        self.options.append(sorted(legal))
+        self.options.append(("bid", sorted(legal)))
         return self.scripted.bid(seat, hand, legal, view)
 
     def play(self, seat, hand, legal, view):
-        self.options.append(sorted(legal))
+        self.options.append(("card", sorted(legal)))
         return self.scripted.play(seat, hand, legal, view)
+
+    def decide(self, seat, decision, hand, legal, view):
+        self.options.append((decision, sorted(legal)))
+        return self.scripted.decide(seat, decision, hand, legal, view)
+
+
+def euchre_name(kind, choice: int, names: dict, upcard_suit: str) -> str:
+    """OpenSpiel's name (tools/openspiel_deals.py) of a choice in euchre.toml: ``kind`` is the
+    decision (0 order up, 1 discard, 2 call, 3 alone) or "card"."""
+    if kind == 0:
+        return "pass" if choice == 0 else upcard_suit
+    if kind == 2:
+        return "pass" if choice == 0 else SUIT_LETTERS[choice - 1]
+    if kind == 3:
+        return "alone" if choice == 1 else "partner"
+    return names[choice]
 
 
 def check(game: str, path: Path, rules_file: Path | None = None, limit_differences: int = 5) -> dict:
@@ -169,8 +220,12 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=10_000, help="deals per game and player count")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--games", default="hearts,oh_hell,spades,euchre", help="which of them (comma-separated)")
     args = parser.parse_args()
-    runs = [("hearts", None), ("oh_hell", 3), ("oh_hell", 4), ("oh_hell", 5), ("spades", None)]
+    wanted = args.games.split(",")
+    runs = [(game, players) for game, players in
+            [("hearts", None), ("oh_hell", 3), ("oh_hell", 4), ("oh_hell", 5), ("spades", None), ("euchre", None)]
+            if game in wanted]
     results = []
     failed = False
     with tempfile.TemporaryDirectory() as folder:

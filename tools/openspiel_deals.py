@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record random OpenSpiel games of hearts / oh_hell / spades as JSON lines.
+"""Record random OpenSpiel games of hearts / oh_hell / spades / euchre as JSON lines.
 
 Runs in OpenSpiel's own environment (stdlib + pyspiel only; nothing from this
 repo is imported), e.g.
@@ -8,13 +8,16 @@ repo is imported), e.g.
       --deals 10000 --seed 1 --out /tmp/hearts.jsonl
   .venv-peers/bin/python tools/openspiel_deals.py --game oh_hell --players 3 \
       --deals 10000 --seed 1 --out /tmp/oh_hell3.jsonl
+  .venv-peers/bin/python tools/openspiel_deals.py --game euchre \
+      --deals 10000 --seed 1 --out /tmp/euchre.jsonl
 
 Every game starts from the initial state; each chance node picks one of
 `state.chance_outcomes()` uniformly, each decision node one of
 `state.legal_actions()` uniformly, all from a single `random.Random(seed)`
 (for oh_hell the number of tricks T is drawn from the same stream, before the
 game, unless --tricks is given).  One JSON object per game is written; cards
-are plain names: rank char from "23456789TJQKA" + suit char from "CDHS".
+are plain names: rank char from "23456789TJQKA" + suit char from "CDHS"
+(euchre's 24-card deck uses the ranks "9TJQKA" only).
 
 OpenSpiel card action ids (checked against action_to_string on every action
 unless --no-verify):
@@ -25,6 +28,14 @@ unless --no-verify):
            num_cards + bid.
   spades : id = suit*13 + rank, suit order C D H S; action_to_string gives
            suit+rank ("SQ"); bids are actions 52 + bid (0 = nil).
+  euchre : id = rank*4 + suit, ranks 9 T J Q K A = 0..5, suit order
+           C=0 D=1 H=2 S=3 ("9C" = 0, "JH" = 10, "AS" = 23); action_to_string
+           gives suit+rank ("HJ").  The first chance action (0..3) is the
+           dealer; 24 = pass, 25..28 = call C/D/H/S trump, 29 = alone,
+           30 = partner; the dealer's discard is a card id.  A euchre record's
+           "decisions" are [seat, what] with what "pass", "C".."S", the
+           discarded card's name, "alone" or "partner"; its tricks also list
+           the seat of each card ("seats"), as a lone maker's partner sits out.
 
 Trick winners: for every trick except the last, the winner is OpenSpiel's own
 next leader (state.current_player() after the trick's last card).  For the
@@ -32,7 +43,10 @@ last trick: oh_hell uses the "Tricks Won" counters of OpenSpiel's terminal
 state string; hearts has no accessor, so the winner is computed with
 OpenSpiel's rule (highest card of the led suit) -- the same rule is asserted
 against OpenSpiel on every other trick, and the result is cross-checked
-against OpenSpiel's point totals (and returns).
+against OpenSpiel's point totals (and returns).  spades and euchre do the same
+with their trump rules (euchre: the left bower is a trump, and right bower >
+left bower > A K Q T 9); euchre's winners are also cross-checked against the
+returns and, with verification on, against the binding's state.tricks().
 """
 
 import argparse
@@ -491,10 +505,266 @@ def play_spades(game, rng, deal_index, verify):
     }
 
 
+# ---------------------------------------------------------------- euchre ---
+
+EUCHRE_PLAYERS = 4
+EUCHRE_RANKS = "9TJQKA"                    # euchre.h:88 kRankChar
+EUCHRE_SUITS = "CDHS"                      # euchre.h:89 kSuitChar (suit index order)
+EUCHRE_NUM_CARDS = 24
+EUCHRE_DEALT = EUCHRE_PLAYERS * 5          # euchre.cc:539-548; the 21st card is the upcard
+EUCHRE_PASS = 24                           # euchre.h:50-56
+EUCHRE_CALL_BASE = 25                      # 25..28 = C D H S trump
+EUCHRE_ALONE = 29
+EUCHRE_PARTNER = 30
+EUCHRE_ACTION_NAMES = {24: "pass", 25: "C", 26: "D", 27: "H", 28: "S",
+                       29: "alone", 30: "partner"}
+EUCHRE_ACTION_STRINGS = {24: "Pass", 25: "Clubs", 26: "Diamonds", 27: "Hearts",
+                         28: "Spades", 29: "Alone", 30: "Partner"}  # euchre.cc:98-108
+EUCHRE_SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}        # euchre.cc:63-65
+
+
+def euchre_card(a):
+    """euchre.h:80-100: id = rank*4 + suit, suits C D H S, ranks 9 T J Q K A;
+    action_to_string is suit+rank ("HJ")."""
+    return EUCHRE_RANKS[a // 4] + EUCHRE_SUITS[a % 4]
+
+
+def euchre_name(a):
+    return euchre_card(a) if a < EUCHRE_NUM_CARDS else EUCHRE_ACTION_NAMES[a]
+
+
+def euchre_suit(card, trump):
+    """euchre.cc:69-74: the jack of trump's colour partner (left bower) is trump."""
+    if card[0] == "J" and EUCHRE_SAME_COLOUR[card[1]] == trump:
+        return trump
+    return card[1]
+
+
+def euchre_rank(card, trump):
+    """euchre.cc:77-85: right bower 100 > left bower 99 > A K Q T 9 by rank."""
+    if card[0] == "J" and card[1] == trump:
+        return 100
+    if card[0] == "J" and euchre_suit(card, trump) == trump:
+        return 99
+    return EUCHRE_RANKS.index(card[0])
+
+
+def winner_euchre(seats, cards, trump):
+    """euchre.cc:714-749 (Trick::Play): highest trump (bowers first), else the
+    highest card of the led effective suit.  `seats` are the players in order."""
+    best = 0
+    for i in range(1, len(cards)):
+        c, w = cards[i], cards[best]
+        cs, ws = euchre_suit(c, trump), euchre_suit(w, trump)
+        if cs == trump:
+            if ws != trump or euchre_rank(c, trump) > euchre_rank(w, trump):
+                best = i
+        elif ws != trump and cs == ws and \
+                euchre_rank(c, trump) > euchre_rank(w, trump):
+            best = i
+    return seats[best]
+
+
+def euchre_score(tricks_won_by_makers, alone, lone_defender=False):
+    """euchre.cc:679-708: makers 0-2 tricks -2 (-4 with a lone defender);
+    3-4 tricks 1; 5 tricks 2, or 4 alone."""
+    if tricks_won_by_makers <= 2:
+        return -4 if lone_defender else -2
+    if tricks_won_by_makers <= 4:
+        return 1
+    return 4 if alone else 2
+
+
+def play_euchre(game, rng, deal_index, verify):
+    params = game.get_parameters()
+    check(not params["allow_lone_defender"],
+          "allow_lone_defender=True is not recorded")
+    s = game.new_initial_state()
+    dealer = upcard = trump = maker = discard = None
+    alone = discard_pending = False
+    hands = [[] for _ in range(EUCHRE_PLAYERS)]
+    decisions, plays, legal = [], [], []
+    n_dealt = 0
+    n_calls = 0
+    trick = None
+    while not s.is_terminal():
+        if s.is_chance_node():
+            a = rng.choice(s.chance_outcomes())[0]
+            if dealer is None:
+                dealer = a                                # euchre.cc:532-536
+                if verify:
+                    check(s.action_to_string(pyspiel.PlayerId.CHANCE, a)
+                          == "NESW"[a], "dealer string")
+            else:
+                c = euchre_card(a)
+                if verify:
+                    sr = s.action_to_string(pyspiel.PlayerId.CHANCE, a)
+                    check(sr[1] + sr[0] == c, "card id mismatch %d" % a)
+                if n_dealt < EUCHRE_DEALT:
+                    hands[(dealer + n_dealt) % EUCHRE_PLAYERS].append(c)  # euchre.cc:546
+                else:
+                    upcard = c                            # euchre.cc:539-544
+                n_dealt += 1
+            s.apply_action(a)
+            continue
+        p = s.current_player()
+        options = s.legal_actions()
+        legal.append(sorted(euchre_name(x) for x in options))
+        a = rng.choice(options)
+        name = euchre_name(a)
+        if verify:
+            sr = s.action_to_string(p, a)
+            if a < EUCHRE_NUM_CARDS:
+                check(sr[1] + sr[0] == name, "card id mismatch %d" % a)
+            else:
+                check(sr == EUCHRE_ACTION_STRINGS[a], "action string %d" % a)
+        if a >= EUCHRE_PASS:                              # call / alone choice
+            if a <= EUCHRE_CALL_BASE + 3:
+                check(p == (dealer + 1 + n_calls) % EUCHRE_PLAYERS, "call order")
+                n_calls += 1
+                if a != EUCHRE_PASS:
+                    maker, trump = p, name
+                    # ordered up in the first round: the dealer discards next
+                    discard_pending = n_calls <= EUCHRE_PLAYERS
+            else:
+                check(p == maker, "alone choice by the maker")
+                alone = a == EUCHRE_ALONE
+            decisions.append([p, name])
+            s.apply_action(a)
+            continue
+        if discard_pending:
+            # The dealer's discard after the upcard was ordered up (euchre.cc:584-602)
+            check(p == dealer and name != upcard, "discard")
+            discard, discard_pending = name, False
+            decisions.append([p, name])
+            s.apply_action(a)
+            continue
+        if trick is None:
+            trick = {"leader": p, "cards": [], "seats": []}
+        trick["cards"].append(name)
+        trick["seats"].append(p)
+        s.apply_action(a)
+        if len(trick["cards"]) == (3 if alone else 4):
+            computed = winner_euchre(trick["seats"], trick["cards"], trump)
+            if not s.is_terminal():
+                trick["winner"] = s.current_player()      # OpenSpiel's winner
+                check(trick["winner"] == computed,
+                      "deal %d: rule/OpenSpiel winner mismatch" % deal_index)
+            else:
+                trick["winner"] = computed                # checked below
+            plays.append(trick)
+            trick = None
+
+    returns = list(s.returns())
+    if maker is None:                                     # 8 passes: euchre.cc:554-556
+        check(returns == [0.0] * 4 and not plays, "all passed")
+    else:
+        check(len(plays) == 5, "five tricks")
+        won = sum(t["winner"] in (maker, (maker + 2) % 4) for t in plays)
+        score = euchre_score(won, alone)
+        expect = [float(score if (i - maker) % 2 == 0 else -score)
+                  for i in range(EUCHRE_PLAYERS)]
+        check(returns == expect, "deal %d: returns %r != expected %r"
+              % (deal_index, returns, expect))
+    if verify:
+        check(s.dealer() == dealer, "dealer accessor")
+        check(euchre_card(s.upcard()) == upcard, "upcard accessor")
+        if maker is not None:
+            check(s.declarer() == maker and s.declarer_go_alone() == alone,
+                  "declarer accessors")
+            check(EUCHRE_SUITS[s.trump_suit()] == trump, "trump accessor")
+            ot = s.tricks()
+            check([(t.leader(), [euchre_card(c) for c in t.cards()], t.winner())
+                   for t in ot]
+                  == [(t["leader"], t["cards"], t["winner"]) for t in plays],
+                  "deal %d: tricks() accessor" % deal_index)
+            check((euchre_card(s.discard()) if s.discard() >= 0 else None)
+                  == discard, "discard accessor")
+
+    return {
+        "game": "euchre",
+        "players": EUCHRE_PLAYERS,
+        "params": dict(sorted(params.items())),
+        "deal": deal_index,
+        "dealer": dealer,
+        "hands": [sort_cards(h) for h in hands],
+        "upcard": upcard,
+        "decisions": decisions,
+        "plays": plays,
+        "legal": legal,
+        "returns": returns,
+        "actions": list(s.history()),
+    }
+
+
 # ------------------------------------------------------------------ main ---
+
+def validate_euchre(rec):
+    """Structural checks of a euchre record, independent of OpenSpiel."""
+    n = EUCHRE_PLAYERS
+    hands = [list(h) for h in rec["hands"]]
+    dealer, upcard, dec = rec["dealer"], rec["upcard"], rec["decisions"]
+    check(n == rec["players"] and 0 <= dealer < n, "players / dealer")
+    check(all(len(h) == 5 for h in hands), "five cards each")
+    check(len(set(sum(hands, [upcard]))) == EUCHRE_DEALT + 1, "cards dealt twice")
+    i = 0
+    while i < len(dec) and dec[i][1] == "pass":
+        check(dec[i][0] == (dealer + 1 + i) % n, "call order")
+        i += 1
+    if i == len(dec):                          # everybody passed twice
+        check(i == 2 * n and not rec["params"]["stick_the_dealer"],
+              "all passed")
+        check(not rec["plays"] and rec["returns"] == [0.0] * n, "all passed")
+        check(len(rec["legal"]) == 2 * n, "legal per decision")
+        return
+    maker, trump = dec[i]
+    check(maker == (dealer + 1 + i) % n and trump in EUCHRE_SUITS, "call")
+    if i < n:                                  # ordered up: dealer takes it
+        check(trump == upcard[1], "first round calls the upcard's suit")
+        check(dec[i + 1][0] == dealer, "dealer discards")
+        discard = dec[i + 1][1]
+        hands[dealer].append(upcard)
+        check(discard != upcard and discard in hands[dealer], "discard")
+        hands[dealer].remove(discard)
+        j = i + 2
+    else:
+        check(trump != upcard[1], "second round may not name the upcard's suit")
+        j = i + 1
+    check(len(dec) == j + 1 and dec[j][0] == maker
+          and dec[j][1] in ("alone", "partner"), "alone/partner choice")
+    absent = (maker + 2) % n if dec[j][1] == "alone" else None
+    active = [seat for seat in range(n) if seat != absent]
+    leader = (dealer + 1) % n
+    if leader == absent:
+        leader = (leader + 1) % n
+    played = [[] for _ in range(n)]
+    check(len(rec["plays"]) == 5, "five tricks")
+    for t in rec["plays"]:
+        check(len(t["cards"]) == len(active) and len(t["seats"]) == len(active),
+              "trick size")
+        check(t["leader"] == leader and t["seats"][0] == leader,
+              "leader != previous winner")
+        k = active.index(leader)
+        check(t["seats"] == [active[(k + m) % len(active)]
+                             for m in range(len(active))], "seat order")
+        for seat, c in zip(t["seats"], t["cards"]):
+            played[seat].append(c)
+        check(t["winner"] in t["seats"], "winner")
+        leader = t["winner"]
+    if absent is not None:
+        check(not played[absent], "lone maker's partner played")
+        hands[absent] = []
+    check([sorted(x) for x in played] == [sorted(x) for x in hands],
+          "played cards != held cards")
+    check(len(rec["legal"]) == len(dec) + 5 * len(active), "legal per decision")
+    check(rec["returns"][0] == rec["returns"][2] == -rec["returns"][1]
+          == -rec["returns"][3], "partners score alike")
+
 
 def validate_record(rec):
     """Structural checks, independent of OpenSpiel."""
+    if rec["game"] == "euchre":
+        return validate_euchre(rec)
     n = rec["players"]
     hands = [list(h) for h in rec["hands"]]
     if rec["game"] == "hearts" and rec["passes"]:
@@ -519,11 +789,13 @@ def validate_record(rec):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--game", required=True, choices=["hearts", "oh_hell", "spades"])
+    ap.add_argument("--game", required=True,
+                    choices=["hearts", "oh_hell", "spades", "euchre"])
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--players", type=int, default=None,
-                    help="oh_hell: 3..7 (OpenSpiel default 3); hearts: 4 only")
+                    help="oh_hell: 3..7 (OpenSpiel default 3); "
+                    "hearts, spades, euchre: 4 only")
     ap.add_argument("--tricks", type=int, default=None,
                     help="oh_hell: fixed hand size (default: random per deal)")
     ap.add_argument("--out", required=True)
@@ -535,7 +807,7 @@ def main(argv=None):
     verify = not args.no_verify
     t0 = time.time()
     games = {}
-    if args.game in ("hearts", "spades"):
+    if args.game in ("hearts", "spades", "euchre"):
         if args.players not in (None, 4):
             ap.error("%s is 4 players only" % args.game)
         games[None] = pyspiel.load_game(args.game)
@@ -557,6 +829,8 @@ def main(argv=None):
                 rec = play_hearts(games[None], rng, d, verify)
             elif args.game == "spades":
                 rec = play_spades(games[None], rng, d, verify)
+            elif args.game == "euchre":
+                rec = play_euchre(games[None], rng, d, verify)
             else:
                 t = args.tricks if args.tricks is not None else \
                     rng.randint(1, max_tricks)

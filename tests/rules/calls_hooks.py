@@ -18,7 +18,7 @@ def decision_options(decision, seat, hand, table, rules, cards, masks):
     return np.uint64(0b11)
 
 
-def decision_apply(decision, seat, choice, table, rules, cards, masks):
+def decision_apply(decision, seat, choice, hands, table, rules, cards, masks):
     if decision == 0:
         if choice > 0:
             table[T_TRUMP] = choice - 1

@@ -404,7 +404,8 @@ class RulesFileGame(Game, rules=tr):
                 "bids": [int(info[tr.I_BID + s]) for s in range(p)] if setup.rules[tr.R_BIDDING] else [],
             })
         tricks = [{"round": int(row[tr.L_ROUND]), "trick": int(row[tr.L_TRICK]), "leader": int(row[tr.L_LEADER]),
-                   "cards": [name[row[tr.L_CARD + i]] for i in range(p)], "winner": int(row[tr.L_WINNER]),
+                   "cards": [name[row[tr.L_CARD + i]] if row[tr.L_CARD + i] >= 0 else None for i in range(p)],
+                   "winner": int(row[tr.L_WINNER]),
                    "points": int(row[tr.L_POINTS])}
                   for row in used_rows(log, tr.L_TRICK)]
         after = [(k, d.name) for k, d in enumerate(setup.spec.model.decision) if d.at == "after-trick"]
@@ -460,25 +461,26 @@ class RulesFileGame(Game, rules=tr):
         for rnd in log["rounds"]:
             extra = f", dealer seat {rnd['dealer']}"
             if rnd["trump_card"]:
-                extra += f", trump card {rnd['trump_card']}"
+                extra += f", {'upcard' if self.spec.model.deal.upcard else 'trump card'} {rnd['trump_card']}"
             decided = rnd.get("decisions")  # the designer's decisions before the play
             if rnd.get("trump"):
                 extra += f", trump {rnd['trump']}" + (" (as the decisions named it)" if decided is not None
                                                       else " (the bid winner's choice)")
             lines.append(f"Round {rnd['round'] + 1}{extra}")
-            options = {d.name: d.options for d in self.spec.model.decision}
+            decisions = {d.name: d for d in self.spec.model.decision}
+            names = self.setup(p, self.variant()).names if any(d.options == "cards" for d in decisions.values()) else []
             for s, hand in enumerate(rnd["hands"]):
                 more = f"   passes {' '.join(rnd['passes'][s])}" if rnd["passes"] else ""
                 bid = f"   bids {rnd['bids'][s]}" if rnd["bids"] else ""
                 for name, choices in (decided or {}).items():
                     if choices[s] is not None:
-                        more += f"   {name}: {options[name][choices[s]]}"
+                        more += f"   {name}: {decisions[name].option_name(choices[s], names)}"
                 lines.append(f"  seat {s}: {' '.join(hand)}{more}{bid}")
             for t in (t for t in log["tricks"] if t["round"] == rnd["round"]):
-                plays = " ".join(f"s{(t['leader'] + i) % p}:{c}" for i, c in enumerate(t["cards"]))
+                plays = " ".join(f"s{(t['leader'] + i) % p}:{c}" for i, c in enumerate(t["cards"]) if c is not None)
                 points = f", {t['points']} pts" if t["points"] else ""
-                after = "".join(f"; {name}: {options[name][choice]}" for name, choice in t.get("decisions", {}).items()
-                                if choice is not None)
+                after = "".join(f"; {name}: {decisions[name].option_name(choice, names)}"
+                                for name, choice in t.get("decisions", {}).items() if choice is not None)
                 lines.append(f"  trick {t['trick'] + 1}: {plays:<40} -> seat {t['winner']}{points}{after}")
         lines += self.closing_lines(log)
         return "\n".join(lines)

@@ -43,7 +43,8 @@ def argument_types(name: str) -> tuple:
             "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A")),
             "next_leader": (table, types.int64, cards, masks, rules),
             "decision_options": (types.int64, types.int64, types.uint64, table, rules, cards, masks),
-            "decision_apply": (types.int64, types.int64, types.int64, table, rules, cards, masks)}[name]
+            "decision_apply": (types.int64, types.int64, types.int64, types.Array(types.uint64, 1, "C"), table, rules,
+                               cards, masks)}[name]
 
 
 def _fresh(path: Path, name: str):
@@ -96,6 +97,9 @@ def _line_of_name(function, name: str) -> int | None:
     return None
 
 
+MOVES = "simcore.games.trick.moves"  # the card moves a hook may call, compiled with it
+
+
 def check_compiles(spec, names) -> None:
     """Compile each hook of ``names`` alone for the loop's argument types: a hook Numba refuses is
     one line with its function, line and reason."""
@@ -107,7 +111,8 @@ def check_compiles(spec, names) -> None:
     path = hooks_path(spec)
     module = _fresh(path, f"balance_hookcheck_{abs(hash(path.read_bytes()))}")
     per_card = {name: name not in ("score_round", "count_events") for name in names}
-    functions = [n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__]
+    functions = [n for n, v in vars(module).items()
+                 if inspect.isfunction(v) and v.__module__ in (module.__name__, MOVES)]
     for hook in names:
         # the helpers as the loop compiles them: every function of the module jitted, with
         # reference counts only where the loop gives them (score_round)

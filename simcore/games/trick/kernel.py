@@ -31,7 +31,7 @@ from simcore.games.trick.rules import (
     AT_AFTER_TRICK, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
     R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
     no_effect, no_options,
-    winner_of_trick,
+    winner_of_trick, HANDS_WIDTH, R_UPCARD, T_KNOWN, T_OUT, next_in_play, players_in_trick,
 )
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
@@ -82,8 +82,8 @@ def compiled_hooks(module, names) -> dict:
 
     from numba import njit
 
-    for name, value in list(vars(module).items()):
-        if inspect.isfunction(value) and value.__module__ == module.__name__:
+    for name, value in list(vars(module).items()):  # its own functions and the card moves it imports
+        if inspect.isfunction(value) and value.__module__ in (module.__name__, "simcore.games.trick.moves"):
             once_a_round = name in ("score_round", "count_events")
             setattr(module, name, njit(_nrt=True)(value) if once_a_round else njit(inline="always")(value))
     return {name: getattr(module, name) for name in names}
@@ -96,14 +96,16 @@ W_WON = 1  # + seat: the cards seat s has taken this round (a mask, as int64)
 W_ROUND = W_WON + MAX_PLAYERS  # + seat: this round's scores
 W_PASSED = W_ROUND + MAX_PLAYERS  # + seat: the cards seat s passes (a mask, as int64)
 W_CHOSEN = W_PASSED + MAX_PLAYERS  # + d * MAX_PLAYERS + seat: the choices of the decisions just made
-WORK_WIDTH = W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS
+W_SEATS = W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS  # + position: the seat that played the trick's card there
+WORK_WIDTH = W_SEATS + MAX_PLAYERS
 
 
 @kernel(globals(), inline="always")
 def deal_round(streams, rules, deck, hands, table):
     """Shuffle every card (Fisher–Yates on the DEAL stream) and deal hand_size each: seat s gets
-    deck positions [s * hand_size, (s + 1) * hand_size); with a turned-up trump the next card is
-    turned up.  Returns the mask of the cards no seat was dealt (the turned-up card included)."""
+    deck positions [s * hand_size, (s + 1) * hand_size); with a turned-up trump (or deal.upcard)
+    the next card is turned up.  Returns the mask of the cards no seat was dealt (the turned-up
+    card included)."""
     n_players = rules[R_PLAYERS]
     n_cards = rules[R_DECK]
     hand_size = rules[R_HAND]
@@ -115,11 +117,12 @@ def deal_round(streams, rules, deck, hands, table):
         for i in range(s * hand_size, (s + 1) * hand_size):
             h |= bit(deck[i])
         hands[s] = h
+        hands[MAX_PLAYERS + s] = 0  # nothing put out of play yet (moves.py)
     rest = np.uint64(0)
     for i in range(n_players * hand_size, n_cards):
         rest |= bit(deck[i])
     table[T_TRUMP_CARD] = -1
-    if rules[R_TRUMP_KIND] == TRUMP_TURNED_UP:
+    if rules[R_TRUMP_KIND] == TRUMP_TURNED_UP or rules[R_UPCARD] != 0:
         table[T_TRUMP_CARD] = deck[n_players * hand_size]
     return rest
 
@@ -142,7 +145,9 @@ def start_round(table, rules, n_players, totals):
         table[T_POINTS + s] = 0
         table[T_VOID + s] = 0
         table[T_TOTAL + s] = totals[s]
+        table[T_KNOWN + s] = 0
     table[T_BROKEN] = 0
+    table[T_OUT] = 0
     for i in range(MAX_PLAYERS):
         table[T_PLAY + i] = -1
     for k in range(N_TABLE_COUNTERS):  # the designer's counters of the round ([[decision]])
@@ -168,6 +173,8 @@ def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, 
             s = decision_seat(rules[R_DECISION_WHO + d], j, dealer, leader, winner, n_players)
             if s < 0:
                 break
+            if (table[T_OUT] >> s) & 1 != 0:
+                continue  # sitting the round out
             legal = decision_options(d, s, hands[s], table, rules, cards, masks)
             if legal == 0:
                 continue  # not asked
@@ -178,11 +185,11 @@ def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, 
             elif RANDOM_ONLY or strategies[s] == RANDOM:  # a constant Numba prunes the other branch with
                 choice = random_card_of_seat(legal, seat_streams, s)
             else:
-                choice = choose_decision(strategies[s], params, d, at, s, hands[s], legal, seen, table, cards, masks,
-                                         rules, seat_streams[s])
+                choice = choose_decision(strategies[s], params, d, at, s, hands[s], legal, seen | hands[MAX_PLAYERS + s],
+                                         table, cards, masks, rules, seat_streams[s])
                 if choice < 0 or choice > 63 or (legal >> np.uint64(choice)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
-            decision_apply(d, s, choice, table, rules, cards, masks)
+            decision_apply(d, s, choice, hands, table, rules, cards, masks)
             chosen[d * MAX_PLAYERS + s] = choice
     if table[T_NEXT_LEADER] >= n_players or table[T_NEXT_LEADER] < -1:
         return HOOK_LEADER_BROKE
@@ -306,6 +313,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         if table[T_NEXT_LEADER] >= 0:
             leader = table[T_NEXT_LEADER]
             table[T_NEXT_LEADER] = -1
+        leader = next_in_play(table, leader, n_players)  # a seat sitting out leads no trick
 
     # --- the tricks
     withheld = np.uint64(rules[R_WITHHELD])
@@ -318,11 +326,18 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         trump = table[T_TRUMP]  # a decision may have changed it
         lead_suit = -1
         trick_cards = np.uint64(0)
-        for i in range(n_players):
+        n_in = players_in_trick(table, n_players) if DECIDING else n_players  # a seat may sit out
+        seat = leader
+        for i in range(n_in):
             table[T_NPLAYED] = i
-            seat = leader + i
-            if seat >= n_players:
-                seat -= n_players
+            if DECIDING:
+                if i > 0:
+                    seat = next_in_play(table, seat + 1, n_players)
+                work[W_SEATS + i] = seat
+            else:
+                seat = leader + i
+                if seat >= n_players:
+                    seat -= n_players
             legal = legal_plays(hands[seat], table, rules, cards, masks, trick == 0)
             if HOOKED and (legal == 0 or legal & ~hands[seat] != 0):
                 return HOOK_LEGAL_BROKE
@@ -334,11 +349,14 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             elif strategies[seat] == RANDOM:
                 card = random_card_of_seat(legal, seat_streams, seat)
             else:
-                card = choose_play(strategies[seat], params, seat, hands[seat], legal, seen, table, cards, masks,
+                card = choose_play(strategies[seat], params, seat, hands[seat], legal,
+                                   (seen | hands[MAX_PLAYERS + seat]) if DECIDING else seen, table, cards, masks,
                                    rules, seat_streams[seat])
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
             hands[seat] &= ~bit(card)
+            if DECIDING:
+                table[T_KNOWN + seat] &= ~(np.int64(1) << np.int64(card))
             seen |= bit(card)
             trick_cards |= bit(card)
             table[T_PLAY + i] = card
@@ -349,14 +367,17 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                 table[T_VOID + seat] |= np.int64(1) << np.int64(lead_suit)
             if unbroken >= 0 and (suit == unbroken or (masks[M_BREAKING] >> np.uint64(card)) & np.uint64(1) != 0):
                 table[T_BROKEN] = 1
-        table[T_NPLAYED] = n_players
-        win_pos = winner_of_trick(table, n_players, -1, cards, masks, rules, trump)
-        if HOOKED and (win_pos < 0 or win_pos >= n_players):
+        table[T_NPLAYED] = n_in
+        win_pos = winner_of_trick(table, n_in, -1, cards, masks, rules, trump)
+        if HOOKED and (win_pos < 0 or win_pos >= n_in):
             return HOOK_WINNER_BROKE
-        winner = leader + win_pos
-        if winner >= n_players:
-            winner -= n_players
-        points = trick_points(table, n_players, cards, masks, rules)
+        if DECIDING:
+            winner = work[W_SEATS + win_pos]
+        else:
+            winner = leader + win_pos
+            if winner >= n_players:
+                winner -= n_players
+        points = trick_points(table, n_in, cards, masks, rules)
         table[T_WON + winner] += 1
         table[T_POINTS + winner] += points
         work[W_WON + winner] |= np.int64(trick_cards)
@@ -379,12 +400,20 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             row[L_LEADER] = leader
             for i in range(MAX_PLAYERS):
                 row[L_CARD + i] = table[T_PLAY + i] if i < n_players else -1
+            if DECIDING and n_in < n_players:  # by seat from the leader: -1 for a seat sitting out
+                for i in range(MAX_PLAYERS):
+                    row[L_CARD + i] = -1
+                for i in range(n_in):
+                    at_seat = work[W_SEATS + i] - leader
+                    row[L_CARD + (at_seat + n_players if at_seat < 0 else at_seat)] = table[T_PLAY + i]
             row[L_WINNER] = winner
             row[L_POINTS] = points
             log_row += 1
         leader = next_leader(table, winner, cards, masks, rules)  # the winner, unless a hook says who
         if HOOKED and (leader < 0 or leader >= n_players):
             return HOOK_LEADER_BROKE
+        if DECIDING:
+            leader = next_in_play(table, leader, n_players)
         if DECIDING and trick + 1 < hand_size:  # the designer's decisions after a trick (a card power ...)
             for i in range(MAX_DECISIONS * MAX_PLAYERS):
                 work[W_CHOSEN + i] = -1
@@ -401,7 +430,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
                             best = work[W_CHOSEN + d * MAX_PLAYERS + s]
                     log[last_row, L_DECIDED + d] = best
             if table[T_NEXT_LEADER] >= 0:
-                leader = table[T_NEXT_LEADER]
+                leader = next_in_play(table, table[T_NEXT_LEADER], n_players)
                 table[T_NEXT_LEADER] = -1
         for i in range(n_players):
             table[T_PLAY + i] = -1
@@ -508,7 +537,7 @@ def game_buffers(rules):
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    hands = np.zeros(HANDS_WIDTH, dtype=np.uint64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
     round_rules = np.zeros(N_RULES, dtype=np.int64)
@@ -585,6 +614,7 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     set_trump(table, round_rules, cards)
     for s in range(n_players):
         hands[s] = dealt[s]
+        hands[MAX_PLAYERS + s] = 0
     table[T_PASS_OFFSET] = offset
     work[W_CURSOR] = 0
     for k in range(MAX_PLAYERS * SEAT_COUNTERS):
@@ -602,7 +632,7 @@ def deal_openings(seed, games, rules, hands_out):
     pass), by the play loop's own draws."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     deck = np.empty(rules[R_DECK], dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    hands = np.zeros(HANDS_WIDTH, dtype=np.uint64)
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
     first = np.zeros(N_RULES, dtype=np.int64)
     rules_of_round(rules, 0, first)  # the first round's hand and trump

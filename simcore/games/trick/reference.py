@@ -74,6 +74,7 @@ class Rules:
     game_trump_kind: str = "none"  # trump.kind; trump_kind: this round's (none in a round without)
     event_columns: list[str] = field(default_factory=list)  # the hooks module's EVENTS
     decisions: list = field(default_factory=list)  # [[decision]]: (name, at, who, options) each
+    upcard: bool = False  # deal.upcard: a card turned face up after the deal
     hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
     arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
@@ -113,7 +114,7 @@ class Rules:
             teams=[[seat - 1 for seat in team] for team in (m.game.teams or [])],
             hand_sizes=list(setup.hands), no_trump_rounds={r - 1 for r in m.trump.none_in_rounds},
             game_trump_kind=m.trump.kind, event_columns=[column for column, _, _ in setup.events],
-            decisions=[(d.name, d.at, d.who, list(d.options)) for d in m.decision],
+            decisions=[(d.name, d.at, d.who, d.n_options(len(deck))) for d in m.decision], upcard=m.deal.upcard,
             hooks=hooks_of(setup.spec) if m.hooks is not None else {}, arrays=(setup.rules, setup.cards, setup.masks))
 
     def for_round(self, r: int) -> "Rules":
@@ -231,6 +232,7 @@ class Round:
         self.hands = [set(h) for h in hands]
         self.dealer = dealer
         self.trump_card = trump_card
+        self.upcard_dealt = trump_card  # as the log shows it (a decision may exchange the upcard)
         self.direction = direction
         self.decider = decider
         self.round = round_index
@@ -259,6 +261,10 @@ class Round:
         self.next_leader = -1
         self.chosen = {name: [None] * rules.players for name, at, _, _ in rules.decisions if at == "before-play"}
         self.trick_choices: list[dict] = []  # per trick: {decision: choice} of the after-trick decisions
+        # where a decision's card moves (simcore/games/trick/moves.py) leave what each seat knows
+        self.out: set[int] = set()  # the seats sitting the round out
+        self.known = [set() for _ in range(rules.players)]  # the cards all know each seat holds
+        self.put_out = [set() for _ in range(rules.players)]  # the cards each seat put out of play
 
     def card(self, i) -> Card:
         return self.rules.deck[i]
@@ -335,6 +341,9 @@ class Round:
         if getattr(self, "at", None) is not None:
             t[tr.T_TRICK], t[tr.T_LEADER] = self.at
         t[tr.T_NEXT_LEADER] = self.next_leader
+        t[tr.T_OUT] = sum(1 << s for s in self.out)
+        for s in range(self.rules.players):
+            t[tr.T_KNOWN + s] = np.uint64(sum(1 << c for c in self.known[s])).astype(np.int64)
         t[tr.T_COUNTER:tr.T_COUNTER + tr.N_TABLE_COUNTERS] = self.counters
         t[tr.T_SEAT_COUNTER:tr.T_SEAT_COUNTER + len(self.seat_counters)] = self.seat_counters
         for i, c in enumerate(played):
@@ -430,6 +439,8 @@ class Round:
                 seats = [{"dealer": self.dealer, "leader": leader, "winner": winner}[who]]
             choices[name] = None
             for seat in seats:
+                if seat in self.out:
+                    continue  # sitting the round out
                 held = 0
                 for c in self.hands[seat]:
                     held |= 1 << c
@@ -438,13 +449,14 @@ class Round:
                 legal = {k for k in range(64) if mask >> k & 1}
                 if not legal:
                     continue
-                if max(legal) >= len(r.decisions[d][3]):
+                if max(legal) >= r.decisions[d][3]:
                     raise BalanceError(f"hook decision_options gave option {max(legal)} of decision '{name}', "
-                                       f"which has {len(r.decisions[d][3])}")
+                                       f"which has {r.decisions[d][3]}")
                 choice = self.decider.decide(seat, d, frozenset(self.hands[seat]), frozenset(legal), self)
                 table = self.table(played)
-                r.hooks["decision_apply"](d, seat, choice, table, rules, deck, masks)
-                self.read_back(table)
+                hands = self.hands_array()
+                r.hooks["decision_apply"](d, seat, choice, hands, table, rules, deck, masks)
+                self.read_back(table, hands)
                 if at == "before-play":
                     self.chosen[name][seat] = choice
                 else:
@@ -455,11 +467,38 @@ class Round:
             if self.next_leader >= r.players:
                 raise BalanceError(f"hook decision_apply named seat {self.next_leader} to lead: no such seat")
             leader, self.next_leader = self.next_leader, -1
-        return leader
+        return self.in_play(leader)
 
-    def read_back(self, table) -> None:
-        """What a decision_apply hook wrote on the table: the trump, the next leader, the counters."""
+    def in_play(self, seat: int) -> int:
+        """``seat``, or the first seat after it that does not sit the round out."""
+        while seat in self.out:
+            seat = (seat + 1) % self.rules.players
+        return seat
+
+    def hands_array(self):
+        """The cards where a decision_apply hook is handed them: each hand, then what each seat put out of play."""
         from simcore.games.trick import rules as tr
+
+        hands = np.zeros(tr.HANDS_WIDTH, dtype=np.uint64)
+        for s in range(self.rules.players):
+            hands[s] = np.uint64(sum(1 << c for c in self.hands[s]))
+            hands[tr.MAX_PLAYERS + s] = np.uint64(sum(1 << c for c in self.put_out[s]))
+        return hands
+
+    def read_back(self, table, hands) -> None:
+        """What a decision_apply hook wrote on the table: the trump, the next leader, the counters;
+        and where it moved cards (moves.py): the hands, the upcard, what each seat knows, who sits out."""
+        from simcore.games.trick import rules as tr
+
+        n = len(self.rules.deck)
+        for s in range(self.rules.players):
+            self.hands[s] = {c for c in range(n) if int(hands[s]) >> c & 1}
+            self.put_out[s] = {c for c in range(n) if int(hands[tr.MAX_PLAYERS + s]) >> c & 1}
+            known = int(np.int64(table[tr.T_KNOWN + s]).astype(np.uint64))
+            self.known[s] = {c for c in range(n) if known >> c & 1}
+        self.out = {s for s in range(self.rules.players) if int(table[tr.T_OUT]) >> s & 1}
+        up = int(table[tr.T_TRUMP_CARD])
+        self.trump_card = up if up >= 0 else None
 
         trump = int(table[tr.T_TRUMP])
         self.trump = self.rules.suits[trump] if trump >= 0 else None
@@ -476,18 +515,23 @@ class Round:
             self.trump_called = self.trump  # what the log shows as the round's trump
         for t in range(r.hand_size):
             played = []
+            seats = []  # who played each card (a seat sitting out plays none)
             self.at = (t, leader)  # what the play loop's table says of the trick: T_TRICK, T_LEADER
             for i in range(r.players):
                 seat = (leader + i) % r.players
+                if seat in self.out:
+                    continue
                 legal = self.legal(seat, played, t == 0)
                 c = self.decider.play(seat, frozenset(self.hands[seat]), frozenset(legal), self)
                 self.hands[seat].discard(c)
+                self.known[seat].discard(c)
                 played.append(c)
+                seats.append(seat)
                 card = self.card(c)
                 if r.unbroken_suit is not None and (card.suit == r.unbroken_suit or card.named(r.breaking_cards)):
                     self.broken = True
             position = self.winner_of(played)
-            winner = (leader + position) % r.players
+            winner = seats[position]
             if "trick_points" in r.hooks:
                 rules, deck, masks = r.arrays
                 points = int(r.hooks["trick_points"](self.table(played), len(played), deck, masks, rules))
@@ -500,7 +544,11 @@ class Round:
             self.won[winner] += 1
             self.taken[winner] |= set(played)
             self.points[winner] += points
-            self.tricks.append(Trick(self.round, t, leader, [self.card(c).name for c in played], winner, points))
+            by_seat = [None] * r.players  # the log's cards: by seat from the leader, None for one sitting out
+            for seat, c in zip(seats, played):
+                by_seat[(seat - leader) % r.players] = self.card(c).name
+            names = by_seat if self.out else [self.card(c).name for c in played]
+            self.tricks.append(Trick(self.round, t, leader, names, winner, points))
             self.record.append((leader, winner, list(played)))
             if "next_leader" in r.hooks:  # the designer says who leads next (the winner otherwise)
                 rules, deck, masks = r.arrays
@@ -509,6 +557,7 @@ class Round:
                     raise BalanceError(f"hook next_leader gave seat {leader}: no such seat ({r.players} players)")
             else:
                 leader = winner
+            leader = self.in_play(leader)
             if r.decisions and t + 1 < r.hand_size:
                 leader = self.decide("after-trick", leader, winner, played)
 
@@ -570,7 +619,7 @@ class Round:
         extra = {"decisions": self.chosen} if self.rules.decisions else {}
         return {**extra, "round": self.round, "dealer": self.dealer,
                 "hands": [[self.card(c).name for c in sorted(h)] for h in dealt],
-                "trump_card": self.card(self.trump_card).name if self.trump_card is not None else None,
+                "trump_card": self.card(self.upcard_dealt).name if self.upcard_dealt is not None else None,
                 "trump": (self.trump if self.rules.trump_kind == "bid-winner"
                           else getattr(self, "trump_called", None) if self.rules.decisions else None),
                 "pass_offset": (self.rules.pass_to(self.direction, 0) if self.rules.pass_cards else 0),
@@ -592,7 +641,7 @@ def deal(rules: Rules, stream: PyStream) -> tuple[list[set[int]], int | None]:
         order[i], order[j] = order[j], order[i]
     h = rules.hand_size
     hands = [set(order[s * h:(s + 1) * h]) for s in range(rules.players)]
-    trump_card = order[rules.players * h] if rules.trump_kind == "turned-up" else None
+    trump_card = order[rules.players * h] if rules.trump_kind == "turned-up" or rules.upcard else None
     return hands, trump_card
 
 

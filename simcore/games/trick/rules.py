@@ -35,6 +35,13 @@ strategy may read (T_* slots):
                          only in a build with hooks (a hook may read the round so far; the
                          ``score_round`` hook scores it); the stock loop leaves it -1.
     T_SCRATCH + s        no state: where the heuristic asks what a round would score (strategies/trick.py)
+    T_OUT                the seats sitting this round out (bit s = seat s: a lone maker's partner);
+                         they play no card, and T_PLAY / K_CARD hold the cards of the seats in play
+    T_KNOWN + s          the cards every seat knows seat s holds (a face-up card it took), a mask
+
+A decision's effect (the ``decision_apply`` hook) moves cards only through simcore/games/trick/moves.py,
+which keeps each seat's knowledge: ``hands[MAX_PLAYERS + s]`` holds the cards seat s knows are out of
+play (its own discards), handed to its players with what they have seen and to no other seat's.
 """
 import numpy as np
 
@@ -76,9 +83,11 @@ R_DECISION_AT = R_DECISIONS + 1  # + d: when decision d arises (AT_*)
 R_DECISION_WHO = R_DECISION_AT + MAX_DECISIONS  # + d: who makes it (WHO_*)
 AT_BEFORE_PLAY, AT_AFTER_TRICK = 1, 2
 WHO_EACH, WHO_DEALER, WHO_LEADER, WHO_WINNER = 0, 1, 2, 3
+R_DECISION_CARDS = R_DECISION_WHO + MAX_DECISIONS  # + d: 1 when its options are the deck's cards
 # the slots above hold for every round; the play loop gives each round a copy of them with R_HAND
 # (that round's hand) and R_TRUMP_KIND (none in a round of trump.none_in_rounds) set from these:
-N_ROUND_RULES = R_DECISION_WHO + MAX_DECISIONS
+R_UPCARD = R_DECISION_CARDS + MAX_DECISIONS  # deal.upcard: one card turned face up after the deal
+N_ROUND_RULES = R_UPCARD + 1
 MAX_ROUNDS = 255
 R_HANDS = N_ROUND_RULES  # + round: its hand size (deal.hand_size); R_HAND: the largest of them
 R_NO_TRUMP = R_HANDS + MAX_ROUNDS  # + round: 1 where it has no trump
@@ -106,7 +115,10 @@ N_TABLE_COUNTERS = 8
 T_COUNTER = T_NEXT_LEADER + 1  # + k: the round's own counters (0 at each round's start)
 SEAT_COUNTERS = 4
 T_SEAT_COUNTER = T_COUNTER + N_TABLE_COUNTERS  # + seat * SEAT_COUNTERS + k: each seat's, kept all game
-TABLE_WIDTH = T_SEAT_COUNTER + MAX_PLAYERS * SEAT_COUNTERS
+T_OUT = T_SEAT_COUNTER + MAX_PLAYERS * SEAT_COUNTERS  # the seats sitting the round out (a mask)
+T_KNOWN = T_OUT + 1  # + seat: the cards every seat knows it holds (a mask, as int64)
+TABLE_WIDTH = T_KNOWN + MAX_PLAYERS
+HANDS_WIDTH = 2 * MAX_PLAYERS  # each seat's hand, then the cards each knows are out of play (moves.py)
 
 # per-game counters of the rules' events
 C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS, C_BIDS, C_CAPPED = range(9)
@@ -337,7 +349,7 @@ def no_options(decision, seat, hand, table, rules, cards, masks):
 
 
 @kernel(globals(), inline="always")
-def no_effect(decision, seat, choice, table, rules, cards, masks):
+def no_effect(decision, seat, choice, hands, table, rules, cards, masks):
     return
 
 
@@ -357,6 +369,41 @@ def decision_seat(who, j, dealer, leader, winner, n_players):
     if who == WHO_LEADER:
         return leader
     return winner
+
+
+@kernel(globals(), inline="always")
+def players_in_trick(table, n_players):
+    """How many cards a trick has: a card from every seat not sitting the round out (T_OUT)."""
+    out = table[T_OUT]
+    n = n_players
+    while out != 0:
+        n -= 1
+        out &= out - 1
+    return n
+
+
+@kernel(globals(), inline="always")
+def next_in_play(table, seat, n_players):
+    """``seat``, or the first seat after it that does not sit the round out."""
+    seat %= n_players
+    for _ in range(n_players):
+        if (table[T_OUT] >> seat) & 1 == 0:
+            return seat
+        seat = seat + 1 if seat + 1 < n_players else 0
+    return seat
+
+
+@kernel(globals(), inline="always")
+def seat_in_trick(table, position, n_players):
+    """The seat that plays the card at ``position`` of the trick on the table (0: its leader,
+    T_LEADER), the seats sitting out skipped."""
+    seat = table[T_LEADER] + position
+    if table[T_OUT] == 0:
+        return seat - n_players if seat >= n_players else seat
+    seat = table[T_LEADER]
+    for _ in range(position):
+        seat = next_in_play(table, seat + 1, n_players)
+    return seat
 
 
 @kernel(globals(), inline="always")
@@ -528,6 +575,8 @@ def make_setup(spec, players: int) -> Setup:
         rules[R_DECISION_AT + d] = {"before-play": AT_BEFORE_PLAY, "after-trick": AT_AFTER_TRICK}[decision.at]
         rules[R_DECISION_WHO + d] = {"each": WHO_EACH, "dealer": WHO_DEALER, "leader": WHO_LEADER,
                                      "winner": WHO_WINNER}[decision.who]
+        rules[R_DECISION_CARDS + d] = decision.options == "cards"
+    rules[R_UPCARD] = m.deal.upcard  # (a turned-up trump is turned up in the rounds it has trump)
     if m.game.teams is not None:
         rules[R_TEAMS] = len(m.game.teams)
         for k, team in enumerate(m.game.teams):

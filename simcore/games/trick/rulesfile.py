@@ -15,7 +15,7 @@ import difflib
 import hashlib
 import re
 from pathlib import Path
-from typing import Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
@@ -74,6 +74,7 @@ class DealSection(_Section):
     # a number, a list (one per round: a hand that grows), or either per player count
     hand_size: Union[StrictInt, list[StrictInt], dict[str, Union[StrictInt, list[StrictInt]]], None] = None
     left_out: Literal["hidden", "revealed"] = "hidden"
+    upcard: StrictBool = False  # one more card turned face up after the deal (trump.kind "turned-up" does)
 
 
 class PassSection(_Section):
@@ -130,7 +131,15 @@ class DecisionSection(_Section):
     name: StrictStr = Field(min_length=1, max_length=40)
     at: Literal["before-play", "after-trick"]
     who: Literal["each", "dealer", "leader", "winner"] = "each"
-    options: list[StrictStr] = Field(min_length=1, max_length=64)  # the options' names, choice k = options[k]
+    # the options' names (choice k = options[k]), or "cards": the choice is a card of the deck
+    options: Union[Annotated[list[StrictStr], Field(min_length=1, max_length=64)], Literal["cards"]]
+
+    def option_name(self, choice: int, card_names) -> str:
+        """What choice ``choice`` is called: its option's name, or the card's."""
+        return card_names[choice] if self.options == "cards" else self.options[choice]
+
+    def n_options(self, n_cards: int) -> int:
+        return n_cards if self.options == "cards" else len(self.options)
 
 
 class RulesFile(_Section):
@@ -388,10 +397,10 @@ def check_spec(spec: Spec, counts=None) -> None:
             when = f" in round {r + 1}" if len(set(sizes)) > 1 else ""
             if hand < 1:
                 raise spec.error(("deal", "hand_size"), f"{n} players get no cards{when}: the game cannot end")
-            turned = m.trump.kind == "turned-up" and r + 1 not in m.trump.none_in_rounds
+            turned = (m.trump.kind == "turned-up" and r + 1 not in m.trump.none_in_rounds) or m.deal.upcard
             need = n * hand + (1 if turned else 0)
             if need > len(deck):
-                extra = " and one turned-up trump" if turned else ""
+                extra = (" and one turned-up trump" if m.trump.kind == "turned-up" else " and an upcard") if turned else ""
                 raise spec.error(("deal", "hand_size"), f"a deck of {len(deck)} cards cannot deal {n} hands of "
                                  f"{hand}{extra}{when}")
             if m.passing.cards > hand:
@@ -569,10 +578,11 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
     "decision_options": ("decision, seat, hand, table, rules, cards, masks",
                          "the options seat ``seat`` has now in [[decision]] number ``decision`` (from 0) as a "
                          "mask (bit k = option k); 0: it is not asked"),
-    "decision_apply": ("decision, seat, choice, table, rules, cards, masks",
+    "decision_apply": ("decision, seat, choice, hands, table, rules, cards, masks",
                        "nothing: what the choice does, on the public table: the trump (T_TRUMP), who leads the "
                        "next trick (T_NEXT_LEADER), the round's counters (T_COUNTER + k) and each seat's for the "
-                       "whole game (T_SEAT_COUNTER + seat * SEAT_COUNTERS + k)"),
+                       "whole game (T_SEAT_COUNTER + seat * SEAT_COUNTERS + k); and to the cards, through "
+                       "simcore/games/trick/moves.py only (take the upcard, discard, exchange, sit out)"),
     "next_leader": ("table, winner, cards, masks, rules",
                     "the seat that leads the next trick (the trick just won is on the table: its cards in "
                     "T_PLAY, its winner ``winner``): a card whose player leads next even when it loses"),
