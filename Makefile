@@ -35,7 +35,7 @@ $(PEERS_VENV)/bin/python:
 	$(PEERS_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(PEERS_VENV)/bin/python -m pip install --quiet "$(OPEN_SPIEL)"
 
-# our kernels against OpenSpiel's C++ oh_hell, hearts and spades, random players, one thread, interleaved repeats
+# our kernels against OpenSpiel's C++ oh_hell, hearts, spades and euchre, random players, one thread, interleaved repeats
 bench-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
 	$(BIN)/python tools/bench_peers.py --peers-python $(PEERS_VENV)/bin/python
 
@@ -44,7 +44,8 @@ bench-search-peers: $(BIN)/balance $(PEERS_VENV)/bin/python
 	$(BIN)/python tools/search_vs_ismcts.py --peers-python $(PEERS_VENV)/bin/python
 
 # rules-file games against OpenSpiel, deal for deal: examples/games/hearts.toml = hearts,
-# examples/games/oh-hell.toml = oh_hell (3, 4, 5 players) and examples/games/spades.toml = spades,
+# examples/games/oh-hell.toml = oh_hell (3, 4, 5 players), examples/games/spades.toml = spades and
+# examples/games/euchre.toml = euchre (calls, the dealer's discard, going alone),
 # 10,000 random deals each: the same legal choices at every decision, the same trick winners and
 # returns (docs/rules-files.md)
 check-peers: $(BIN)/balance $(PEERS_VENV)/bin/python

@@ -184,7 +184,7 @@ def test_mixed_rules_as_written():
 
 # --- OpenSpiel's games, replayed ------------------------------------------------------------
 
-@pytest.mark.parametrize("recorded", ["hearts-4", "oh_hell-3", "oh_hell-4", "spades-4"])
+@pytest.mark.parametrize("recorded", ["hearts-4", "oh_hell-3", "oh_hell-4", "spades-4", "euchre-4"])
 def test_openspiel_games_replay_deal_for_deal(recorded):
     """Random games OpenSpiel played (tests/openspiel/, recorded by tools/openspiel_deals.py:
     hearts with moon shots and unpassed deals among them): both our engines, given the same deal
@@ -220,6 +220,21 @@ def test_the_openspiel_check_can_fail(tmp_path):
         (folder / "spades_hooks.py").write_text(hooks.replace(*change))
         (folder / "spades.toml").write_text(rules)
         result = check_peers.check("spades", ROOT / "tests" / "openspiel" / "spades-4.jsonl", folder / "spades.toml")
+        assert result["agree"] < result["deals"], why
+    # euchre's calls, discard and bowers are decisions and hooks: each changed one is caught
+    rules = (ROOT / "examples" / "games" / "euchre.toml").read_text()
+    hooks = (ROOT / "examples" / "games" / "euchre_hooks.py").read_text()
+    for change, why in ((("        points = -2", "        points = -4"), "euchred"),
+                        (("return hand & ~(np.uint64(1) << np.uint64(table[T_TRUMP_CARD]))", "return hand"), "discard"),
+                        (("and suit == 3 - trump:\n        return trump", "and suit == 3 - trump:\n        return suit"),
+                         "left bower"),
+                        (("sit_out(table, (seat + 2) % 4)", "pass"), "alone")):
+        assert change[0] in hooks, why
+        folder = tmp_path / why
+        folder.mkdir()
+        (folder / "euchre_hooks.py").write_text(hooks.replace(*change))
+        (folder / "euchre.toml").write_text(rules)
+        result = check_peers.check("euchre", ROOT / "tests" / "openspiel" / "euchre-4.jsonl", folder / "euchre.toml")
         assert result["agree"] < result["deals"], why
 
 

@@ -339,6 +339,101 @@ def test_a_decision_sees_only_what_its_seat_may(strategy):
     assert compared >= 20 and changed >= compared - 1
 
 
+EUCHRE = "examples/games/euchre.toml"
+
+
+def _euchre_steps(rnd, dealer):
+    """The before-play decisions of a logged euchre round in the order the play loop asks them:
+    (decision, seat, choice) for the first calling round, the discard, the second round, alone."""
+    order = [(dealer + 1 + j) % 4 for j in range(4)]
+    chosen = rnd["decisions"]
+    steps = []
+    for d, name in enumerate(["order up", "discard", "call", "alone"]):
+        for seat in (order if d != 1 else [dealer]):
+            if chosen[name][seat] is not None:
+                steps.append((d, seat, chosen[name][seat]))
+    return steps
+
+
+@pytest.mark.parametrize("strategy", ["heuristic", "search:d=8"])
+def test_euchre_decisions_see_only_what_their_seat_may(strategy):
+    """Every decision of examples/games/euchre.toml (ordering up, the dealer's discard, the
+    second round's call, going alone): the deciding seat's choice is the same in two deals that
+    differ only in what it cannot see: the other seats' cards dealt anew among them (the card
+    the dealer discarded, once discarded, stays with it: the script says so)."""
+    import random
+
+    from simcore.games.trick import rules as tr
+
+    game = get_game(EUCHRE)
+    setup = game.setup(4, game.variant())
+    lineup = game.lineup(strategy, 4)
+    index = {name: i for i, name in enumerate(setup.names)}
+    chooser = random.Random(7)
+    compared, kinds = 0, set()
+    for log in game.kernel_logs(setup, game.lineup("random", 4), 3, range(40)):
+        rnd = log["rounds"][0]
+        dealer, upcard = rnd["dealer"], index[rnd["trump_card"]]
+        hands = [{index[c] for c in hand} for hand in rnd["hands"]]
+        steps = _euchre_steps(rnd, dealer)
+        k = chooser.randrange(len(steps))
+        decision, decider, _ = steps[k]
+        script = [choice for _, _, choice in steps[:k]]
+        fixed = {choice for d, _, choice in steps[:k] if d == 1}  # a discard already made
+        others = [s for s in range(4) if s != decider]
+        rest = [c for s in others for c in hands[s] - fixed]
+        chooser.shuffle(rest)
+        other = [set(h) for h in hands]
+        at = 0
+        for s in others:
+            keep = hands[s] & fixed
+            other[s] = keep | set(rest[at:at + len(hands[s]) - len(keep)])
+            at += len(hands[s]) - len(keep)
+        first = game.scripted_round(setup, lineup, hands, dealer, upcard, 0, script)
+        second = game.scripted_round(setup, lineup, other, dealer, upcard, 0, script)
+        slot = tr.I_CHOSEN + decision * tr.MAX_PLAYERS + decider
+        assert first["infos"][slot] >= 0 and first["infos"][slot] == second["infos"][slot], (strategy, decision)
+        compared += 1
+        kinds.add(decision)
+    assert compared == 40 and kinds >= {0, 1, 3}, kinds
+
+
+def test_euchre_cards_move_as_the_rules_say():
+    """The dealer who is ordered up holds the upcard and not its discard; a lone maker's partner
+    plays no card (15 cards in the round's tricks, the seat on the dealer's left skipped when it
+    sits out); the compiled loop and the reference agree game for game with every player."""
+    game = get_game(EUCHRE)
+    setup = game.setup(4, game.variant())
+    alone = ordered = 0
+    for strategy in ("random", "heuristic"):
+        for i, log in enumerate(game.kernel_logs(setup, game.lineup(strategy, 4), 5, range(150))):
+            rnd = log["rounds"][0]
+            dealer = rnd["dealer"]
+            played = [[] for _ in range(4)]
+            for t in log["tricks"]:
+                for offset, c in enumerate(t["cards"]):
+                    if c is not None:
+                        played[(t["leader"] + offset) % 4].append(c)
+            steps = _euchre_steps(rnd, dealer)
+            maker = next(seat for d, seat, choice in steps if d in (0, 2) and choice > 0)
+            went_alone = any(d == 3 and choice == 1 for d, _, choice in steps)
+            if any(d == 0 and choice == 1 for d, _, choice in steps) and not (went_alone and dealer == (maker + 2) % 4):
+                ordered += 1
+                discarded = setup.names[next(choice for d, _, choice in steps if d == 1)]
+                assert rnd["trump_card"] in played[dealer] and discarded not in played[dealer]
+            if went_alone:
+                alone += 1
+                assert played[(maker + 2) % 4] == [] and sum(map(len, played)) == 15
+                assert log["tricks"][0]["leader"] == next(s for s in [(dealer + 1 + j) % 4 for j in range(4)]
+                                                          if s != (maker + 2) % 4)
+            else:
+                assert sum(map(len, played)) == 20
+            if strategy == "random" and i < 60:
+                expected = game.reference_log(setup, 5, i)
+                assert {k: log[k] for k in expected if k != "game"} == {k: expected[k] for k in expected if k != "game"}
+    assert alone >= 40 and ordered >= 100
+
+
 def test_every_player_plays_every_decision():
     """Random calls uniformly, the heuristic and search by playing the options out: in the calling
     round each calls a suit it holds more of than random play does, the dealer never passes, the

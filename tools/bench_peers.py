@@ -11,7 +11,8 @@ OpenSpiel's side: ``pyspiel.evaluate_bots(state, bots, seed)`` plays one whole g
 ``make_uniform_random_bot`` players (one Python call per game; the game itself never returns to
 Python).  Its card plays per game are counted once, untimed, by playing sample games move by move:
 ``oh_hell`` plays tricks x players cards after one bid each (the number of tricks is dealt by
-chance), ``hearts`` 52 cards after the pass, ``spades`` 52 cards after one bid each.
+chance), ``hearts`` 52 cards after the pass, ``spades`` 52 cards after one bid each, ``euchre`` the
+cards of its tricks (15 when the maker goes alone, 20 otherwise) after its calls.
 
 Our side: ``Game.run_chunk`` with random players on one Numba thread (as ``balance bench``), the
 card plays per game counted from the kernels' own logs of 2,000 games (``Game.plays_per_game``).
@@ -26,9 +27,11 @@ import sys
 import time
 from pathlib import Path
 
-PEERS = {"oh_hell": {"players": 4}, "hearts": {}, "spades": {}}
-# the built-in games, and the rules file of OpenSpiel's spades (partners, its lead, bid and score in hooks)
-OURS = ("bird-weather", "ten-tricks", "chimera", "triatri", "examples/games/spades.toml")
+PEERS = {"oh_hell": {"players": 4}, "hearts": {}, "spades": {}, "euchre": {}}
+# the built-in games, and the rules files of OpenSpiel's spades (partners, its lead, bid and score in
+# hooks) and euchre (its calls, the dealer's pick-up and discard and going alone as decisions)
+OURS = ("bird-weather", "ten-tricks", "chimera", "triatri", "examples/games/spades.toml",
+        "examples/games/euchre.toml")
 
 
 # --------------------------------------------------------------------------------------------
@@ -57,6 +60,8 @@ def _card_plays(pyspiel, name: str, params: dict, games: int = 400) -> float:
             total += moves - players  # one bid each, the rest are cards
         elif name == "spades":
             total += moves - players  # one bid each, then 52 cards
+        elif name == "euchre":
+            total += sum(len(trick.cards()) for trick in state.tricks())
         elif name == "hearts":
             if moves - 52 not in (0, 3 * players):
                 raise RuntimeError(f"hearts: {moves} moves, not 52 cards plus 0 or {3 * players} passes")
