@@ -9,8 +9,9 @@ plays alone.
 """
 import numpy as np
 
+from simcore.bits import lowest_index
 from simcore.games.trick.moves import discard, sit_out, take_upcard
-from simcore.games.trick.rules import C_RANK, C_SUIT, T_COUNTER, T_DEALER, T_NPLAYED, T_PLAY, T_TRUMP, T_TRUMP_CARD, T_WON
+from simcore.games.trick.rules import C_RANK, C_SUIT, M_SUIT, T_COUNTER, T_DEALER, T_NPLAYED, T_PLAY, T_TRUMP, T_TRUMP_CARD, T_WON
 
 CALLED, MAKER, ORDERED, ALONE = 0, 1, 2, 3
 ORDER, DISCARD, CALL, GO_ALONE = 0, 1, 2, 3  # the file's [[decision]] tables, in order
@@ -35,6 +36,13 @@ def strength(card, trump, cards):
     return cards[C_RANK, card]
 
 
+def left_bower(trump, cards, masks):
+    """The left bower: the jack of the other suit of trump's colour, as a one-card mask.  Cards
+    are numbered suit by suit, low rank first (simcore/games/trick/rules.py), one of each here:
+    a suit's jack is its lowest card's index plus the jack's rank."""
+    return np.uint64(1) << np.uint64(lowest_index(masks[M_SUIT + 3 - trump]) + JACK)
+
+
 def legal(hand, table, rules, cards, masks, first_trick):
     """Follow the suit led, the left bower counting as trump (euchre.cc PlayLegalActions); a
     hand that cannot follow plays any card."""
@@ -42,15 +50,10 @@ def legal(hand, table, rules, cards, masks, first_trick):
         return hand
     trump = table[T_TRUMP]
     led = suit_of(table[T_PLAY], trump, cards)
-    follows = np.uint64(0)
-    m = hand
-    while m != 0:
-        c = 0
-        while (m >> np.uint64(c)) & np.uint64(1) == 0:
-            c += 1
-        m &= m - np.uint64(1)
-        if suit_of(c, trump, cards) == led:
-            follows |= np.uint64(1) << np.uint64(c)
+    follows = hand & masks[M_SUIT + led]
+    if trump >= 0:
+        left = left_bower(trump, cards, masks)
+        follows = (follows | (hand & left)) if led == trump else (follows & ~left)
     return follows if follows != 0 else hand
 
 

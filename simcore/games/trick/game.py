@@ -422,7 +422,7 @@ class RulesFileGame(Game, rules=tr):
                 "counters": {n: int(counters[c]) for c, n in enumerate(self.counter_names(setup)) if n is not None}}
 
     def plays_in_log(self, setup, log: dict) -> int:
-        return len(log["tricks"]) * setup.players
+        return sum(c is not None for trick in log["tricks"] for c in trick["cards"])  # a seat may sit out
 
     def scripted_round(self, setup, lineup, hands, dealer: int, trump_card: int, offset: int, script) -> dict:
         """One round of the compiled loop from a given deal (``hands``: each seat's deck indices)

@@ -316,6 +316,9 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         leader = next_in_play(table, leader, n_players)  # a seat sitting out leads no trick
 
     # --- the tricks
+    after_trick = False  # any decision after a trick (else none is looked for after each)
+    for d in range(rules[R_DECISIONS]):
+        after_trick = after_trick or rules[R_DECISION_AT + d] == AT_AFTER_TRICK
     withheld = np.uint64(rules[R_WITHHELD])
     unbroken = rules[R_UNBROKEN]
     for s in range(n_players):
@@ -414,7 +417,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             return HOOK_LEADER_BROKE
         if DECIDING:
             leader = next_in_play(table, leader, n_players)
-        if DECIDING and trick + 1 < hand_size:  # the designer's decisions after a trick (a card power ...)
+        if DECIDING and after_trick and trick + 1 < hand_size:  # the designer's decisions after a trick (a card power ...)
             for i in range(MAX_DECISIONS * MAX_PLAYERS):
                 work[W_CHOSEN + i] = -1
             status = decide(AT_AFTER_TRICK, dealer, leader, winner, table, hands, seen, rules, cards, masks,
