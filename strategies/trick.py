@@ -35,7 +35,7 @@ from simcore.games.trick.rules import (
     T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
     winner_leads, winner_of_trick,
     AT_AFTER_TRICK, R_DECISIONS, R_DECISION_AT, R_DECISION_WHO, T_DEALER, T_NEXT_LEADER, decision_seat, no_effect,
-    no_options, HANDS_WIDTH, T_KNOWN, T_OUT, next_in_play, players_in_trick, seat_in_trick,
+    no_options, HANDS_WIDTH, T_KNOWN, T_OUT, WHO_CHANCE, next_in_play, players_in_trick, seat_in_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -419,6 +419,12 @@ def decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng):
     ptable[T_NEXT_LEADER] = -1
     for d in range(rules[R_DECISIONS]):
         if rules[R_DECISION_AT + d] != AT_AFTER_TRICK:
+            continue
+        if rules[R_DECISION_WHO + d] == WHO_CHANCE:  # the deal's draw, here the playout's own
+            legal = decision_options(d, -1, np.uint64(0), ptable, rules, cards, masks)
+            if legal != 0:
+                decision_apply(d, -1, kth_set_bit(legal, below_local(rng, popcount(legal))), hands, ptable, rules,
+                               cards, masks)
             continue
         for j in range(n_players):
             s = decision_seat(rules[R_DECISION_WHO + d], j, ptable[T_DEALER], leader, winner, n_players)

@@ -372,19 +372,19 @@ def test_bird_weather_rules_file_agrees_with_the_built_in_kernel(players, bird_w
 def test_ten_tricks_later_rules_file_agrees_with_the_built_in_kernel(players):
     """examples/games/ten-tricks-later.toml (hooks: the follow rule, the trick winner with the 1
     that ranks 9, and score_round, which replays the round's attacks, boards, tracks and rescues
-    from the table's record) given the built-in kernel's deals, first leaders and card plays (10
-    TRICKS LATER without the infected-8 swap, red, green and yellow at 3 players): the same trick
-    winners and round scores in 10,000 deals (every round of the games), in the compiled loop;
-    in the first 300, in the reference engine too."""
+    from the table's record; the infected-8 swap as three decisions) given the built-in kernel's
+    deals, first leaders, swaps and card plays (10 TRICKS LATER as published, red, green and
+    yellow at 3 players): the same trick winners and round scores in 10,000 deals (every round of
+    the games), in the compiled loop; in the first 300, in the reference engine too."""
     game = get_game(TEN_TRICKS)
     setup = game.setup(players, game.variant())
     lineup = game.lineup("random", players)
     rules = game.reference_rules(setup)
     index = {name: i for i, name in enumerate(setup.names)}
     ten_tricks = get_game("ten-tricks")
-    built_in = ten_tricks.setup(players, ten_tricks.variant(overrides={"swap": False, "colours_3": [0, 1, 2]}))
+    built_in = ten_tricks.setup(players, ten_tricks.variant(overrides={"colours_3": [0, 1, 2]}))
     logs = ten_tricks.kernel_logs(built_in, ten_tricks.lineup("random", players), 17, range(3_700))
-    deals = 0
+    deals = swaps = 0
     counted = dict.fromkeys(("attacks", "survivors_lost", "survivors_rescued", "bonus_taken", "one_as_nine"), 0)
     for k, log in enumerate(logs):
         if deals == 10_000:
@@ -394,20 +394,38 @@ def test_ten_tricks_later_rules_file_agrees_with_the_built_in_kernel(players):
                 break
             hands = [{index[c] for c in hand} for hand in rnd["hands"]]
             tricks = [t for t in log["tricks"] if t["round"] == rnd["round"]]
-            plays = [index[c] for t in tricks for _, c in t["plays"]]
+            plays = _swap_script(rnd, hands, index, players) + [index[c] for t in tricks for _, c in t["plays"]]
             winners = [t["winner"] for t in tricks]
-            ours = game.scripted_round(setup, lineup, hands, rnd["leader"], -1, 0, plays)
+            swaps += rnd["swap"] is not None
+            ours = game.scripted_round(setup, lineup, hands, rnd["leader"], index["infected-8"], 0, plays)
             assert ours["status"] == -1 and ours["winners"] == winners, (k, rnd["round"])
             assert ours["scores"] == rnd["round_scores"], (k, rnd["round"])
             if deals < 300:
-                played, scores = ref.play_round(rules, hands, rnd["leader"], None, "none", plays)
+                played, scores = ref.play_round(rules, hands, rnd["leader"], index["infected-8"], "none", plays)
                 assert [t.winner for t in played.tricks] == winners and scores == rnd["round_scores"], k
             deals += 1
         for key in counted:
             counted[key] += log["counters"][key]
-    assert deals == 10_000
+    assert deals == 10_000 and swaps >= 1_000, swaps
     # every rule the hooks say decided many rounds
     assert min(counted.values()) >= 300, counted
+
+
+def _swap_script(rnd, hands, index, players):
+    """The built-in round's swap as the rules file's decisions, in the order they are asked (each
+    seat from the dealer's left; the file's dealer leads): offer or keep (a hand with no infected),
+    the card each offering seat would give (the built-in logs the swapper's only; the others'
+    lowest card), and the offer taken."""
+    infected = {index[name] for name in index if name.startswith("infected-")}
+    order = [(rnd["leader"] + 1 + j) % players for j in range(players)]
+    asked = [s for s in order if not hands[s] & infected]
+    offers = set(rnd["swap_offers"] or [])
+    script = [1 if s in offers else 0 for s in asked]
+    swapper, given = rnd["swap"] if rnd["swap"] is not None else (None, None)
+    script += [index[given] if s == swapper else min(hands[s]) for s in asked if s in offers]
+    if offers:
+        script.append(swapper)
+    return script
 
 
 def test_hooks_that_break_the_rules_get_one_line(tmp_path):

@@ -180,6 +180,9 @@ class OptionsSeen:
         self.options.append((decision, sorted(legal)))
         return self.scripted.decide(seat, decision, hand, legal, view)
 
+    def has_next(self) -> bool:
+        return self.scripted.has_next()
+
 
 def euchre_name(kind, choice: int, names: dict, upcard_suit: str) -> str:
     """OpenSpiel's name (tools/openspiel_deals.py) of a choice in euchre.toml: ``kind`` is the

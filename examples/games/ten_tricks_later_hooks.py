@@ -1,5 +1,6 @@
 """Hooks of examples/games/ten-tricks-later.toml: 10 TRICKS LATER's follow rule, trick winner and
-round score, which the keys of a rules file cannot say (docs/rules-files.md, "Hooks").
+round score, which the keys of a rules file cannot say (docs/rules-files.md, "Hooks"), and its
+infected-8 swap as three decisions (the file's [[decision]] tables).
 
 Rules from docs/rules/ten-tricks-later.md (its headings in 【】).  The rules file's suits are the
 four colours and then "infected"; a card's rank index is its printed number (ranks "0".."8").
@@ -9,14 +10,44 @@ reference engine runs it as Python.
 import numpy as np
 
 from simcore.bits import lowest_index, popcount
+from simcore.games.trick.moves import discard, take_upcard
 from simcore.games.trick.rules import (
-    C_RANK, C_SUIT, K_CARD, K_LEADER, K_WINNER, M_SUIT, R_PLAYERS, RECORD_WIDTH, T_BROKEN, T_NPLAYED, T_PLAY,
-    T_RECORD,
+    C_RANK, C_SUIT, K_CARD, K_LEADER, K_WINNER, M_SUIT, R_PLAYERS, RECORD_WIDTH, T_BROKEN, T_COUNTER, T_NPLAYED,
+    T_PLAY, T_RECORD,
 )
 
 INFECTED = 4  # the fifth suit of the rules file
 TRACK_CAP = 8  # the track's maximum (Rules.track_cap)
 TRACK_BONUS = 3  # round points for a track exactly at the cap (Rules.track_bonus)
+
+
+OFFER, GIVE, SWAP = 0, 1, 2  # the file's decisions, in order
+OFFERS = 0  # the round's counter: the seats that offered (bit s)
+GIVEN = 1  # + seat: 1 + the card seat s would give up
+
+
+def decision_options(decision, seat, hand, table, rules, cards, masks):
+    """【ゲームの準備】②: only a hand as dealt without infected is asked to offer; an offering hand
+    names the card it would give; the swap draws among the seats that offered."""
+    offered = table[T_COUNTER + OFFERS]
+    if decision == OFFER:
+        return np.uint64(0b11) if hand & masks[M_SUIT + INFECTED] == 0 else np.uint64(0)
+    if decision == GIVE:
+        return hand if (offered >> seat) & 1 != 0 else np.uint64(0)
+    return np.uint64(offered)
+
+
+def decision_apply(decision, seat, choice, hands, table, rules, cards, masks):
+    """An offer is marked, the card to give kept; the swap takes infected 8 (the upcard) into the
+    chosen seat's hand in everyone's sight, its card face down out of the round."""
+    if decision == OFFER:
+        if choice == 1:
+            table[T_COUNTER + OFFERS] |= 1 << seat
+    elif decision == GIVE:
+        table[T_COUNTER + GIVEN + seat] = choice + 1
+    else:
+        take_upcard(hands, table, choice)
+        discard(hands, table, choice, table[T_COUNTER + GIVEN + choice] - 1)
 
 
 def legal(hand, table, rules, cards, masks, first_trick):

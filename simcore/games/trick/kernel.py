@@ -15,7 +15,7 @@ stream, which no strategy is handed; seat s's strategy is handed ``seat_streams[
 """
 import numpy as np
 
-from simcore.bits import bit
+from simcore.bits import bit, kth_set_bit, lowest_index, popcount
 from simcore.game import strategies_of
 from simcore.games.trick.rules import (
     C_BIDS, C_CAPPED, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_ROUNDS, C_SUIT, C_TRICKS, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
@@ -31,7 +31,8 @@ from simcore.games.trick.rules import (
     AT_AFTER_TRICK, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
     R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
     no_effect, no_options,
-    winner_of_trick, HANDS_WIDTH, R_UPCARD, T_KNOWN, T_OUT, next_in_play, players_in_trick,
+    winner_of_trick, HANDS_WIDTH, R_UPCARD, T_KNOWN, T_OUT, UPCARD_SET_ASIDE, WHO_CHANCE, next_in_play,
+    players_in_trick,
 )
 from simcore.jit import kernel
 from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
@@ -111,7 +112,13 @@ def deal_round(streams, rules, deck, hands, table):
     hand_size = rules[R_HAND]
     for i in range(n_cards):
         deck[i] = i
-    shuffle(deck, 0, n_cards, streams, DEAL)
+    aside = rules[R_UPCARD] - UPCARD_SET_ASIDE  # a card set aside face up before the shuffle (deal.upcard)
+    if aside >= 0:
+        deck[aside] = n_cards - 1
+        deck[n_cards - 1] = aside
+        shuffle(deck, 0, n_cards - 1, streams, DEAL)
+    else:
+        shuffle(deck, 0, n_cards, streams, DEAL)
     for s in range(n_players):
         h = np.uint64(0)
         for i in range(s * hand_size, (s + 1) * hand_size):
@@ -123,7 +130,7 @@ def deal_round(streams, rules, deck, hands, table):
         rest |= bit(deck[i])
     table[T_TRUMP_CARD] = -1
     if rules[R_TRUMP_KIND] == TRUMP_TURNED_UP or rules[R_UPCARD] != 0:
-        table[T_TRUMP_CARD] = deck[n_players * hand_size]
+        table[T_TRUMP_CARD] = deck[n_players * hand_size] if aside < 0 else aside
     return rest
 
 
@@ -158,8 +165,8 @@ def start_round(table, rules, n_players, totals):
 
 
 @kernel(globals(), refcounts=False)
-def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, strategies, params, seat_streams,
-           script, work, chosen):
+def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, strategies, params, streams,
+           seat_streams, script, work, chosen):
     """Every decision of the designer's that arises ``at`` this point (AT_*): each seat asked in
     turn (decision_seat) whose decision_options hook offers it any option chooses one (the script's,
     the random player's draw, or its strategy's), and decision_apply carries it out on the table;
@@ -168,6 +175,21 @@ def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, 
     n_players = rules[R_PLAYERS]
     for d in range(rules[R_DECISIONS]):
         if rules[R_DECISION_AT + d] != at:
+            continue
+        if rules[R_DECISION_WHO + d] == WHO_CHANCE:  # drawn from the deal's stream, no seat's choice
+            legal = decision_options(d, -1, np.uint64(0), table, rules, cards, masks)
+            if legal == 0:
+                continue
+            choice = scripted(script, work)
+            if choice >= 0:
+                if choice > 63 or (legal >> np.uint64(choice)) & np.uint64(1) == 0:
+                    return work[W_CURSOR] - 1
+            elif legal & (legal - np.uint64(1)) == 0:
+                choice = lowest_index(legal)  # one option: nothing is drawn
+            else:
+                choice = kth_set_bit(legal, below(streams, DEAL, popcount(legal)))
+            decision_apply(d, -1, choice, hands, table, rules, cards, masks)
+            chosen[d * MAX_PLAYERS] = choice  # kept as the first seat's
             continue
         for j in range(n_players):
             s = decision_seat(rules[R_DECISION_WHO + d], j, dealer, leader, winner, n_players)
@@ -197,8 +219,8 @@ def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, 
 
 
 @kernel(globals(), refcounts=False)
-def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat_streams, counters, script, work,
-               log, log_row, infos, r):
+def play_round(table, hands, seen, rules, cards, masks, strategies, params, streams, seat_streams, counters, script,
+               work, log, log_row, infos, r):
     """Play one round from the deal in ``hands`` (dealer, trump and pass offset set in ``table``):
     passes, bids, tricks, and the round's scores into work[W_ROUND + s].  ``infos[r]`` (when
     ``infos`` has that row) receives the dealer, trump card, passes and bids; ``log`` one row per trick from
@@ -303,7 +325,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
         for i in range(MAX_DECISIONS * MAX_PLAYERS):
             work[W_CHOSEN + i] = -1
         status = decide(AT_BEFORE_PLAY, dealer, leader, -1, table, hands, seen, rules, cards, masks, strategies,
-                        params, seat_streams, script, work, work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+                        params, streams, seat_streams, script, work,
+                        work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
         if status != FINISHED:
             return status
         if logging:
@@ -421,7 +444,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, seat
             for i in range(MAX_DECISIONS * MAX_PLAYERS):
                 work[W_CHOSEN + i] = -1
             status = decide(AT_AFTER_TRICK, dealer, leader, winner, table, hands, seen, rules, cards, masks,
-                            strategies, params, seat_streams, script, work,
+                            strategies, params, streams, seat_streams, script, work,
                             work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
             if status != FINISHED:
                 return status
@@ -517,7 +540,7 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
             if r < dealt.shape[0]:
                 dealt[r, s] = hands[s]
         table[T_PASS_OFFSET] = pass_offset_of(streams, round_rules, r)
-        status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, seat_streams,
+        status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, streams, seat_streams,
                             counters, NO_SCRIPT, work, log, log_row, infos, r)
         log_row += round_rules[R_HAND]
         if status != FINISHED:
@@ -606,6 +629,7 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
     rules_of_round(rules, 0, round_rules)  # the first round's
     seed_seats(seat_streams, keys, 0)
+    seed_streams(streams, seed, 0)  # a chance decision past the script draws from game 0's deal
     totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
     table[T_ROUND] = 0
     table[T_DEALER] = dealer
@@ -622,8 +646,8 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     work[W_CURSOR] = 0
     for k in range(MAX_PLAYERS * SEAT_COUNTERS):
         table[T_SEAT_COUNTER + k] = 0
-    status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, seat_streams, counters,
-                        script, work, log, 0, infos, 0)
+    status = play_round(table, hands, seen, round_rules, cards, masks, strategies, params, streams, seat_streams,
+                        counters, script, work, log, 0, infos, 0)
     for s in range(n_players):
         scores[s] = work[W_ROUND + s]
     return status

@@ -74,7 +74,7 @@ class Rules:
     game_trump_kind: str = "none"  # trump.kind; trump_kind: this round's (none in a round without)
     event_columns: list[str] = field(default_factory=list)  # the hooks module's EVENTS
     decisions: list = field(default_factory=list)  # [[decision]]: (name, at, who, options) each
-    upcard: bool = False  # deal.upcard: a card turned face up after the deal
+    upcard: bool | str = False  # deal.upcard: a card turned face up after the deal, or one set aside before it
     hooks: dict = field(default_factory=dict)  # the rules file's hooks, run as plain Python here
     arrays: tuple = ()  # (rules, cards, masks) of the setup: what a hook is handed
 
@@ -222,12 +222,16 @@ class Scripted:
         return self._next(legal, f"choose in decision {decision}", seat,
                           lambda: self.then.decide(seat, decision, hand, legal, view))
 
+    def has_next(self) -> bool:
+        """Whether the script still has a decision (a decision of chance takes it from the script)."""
+        return self.step < len(self.script)
+
 
 class Round:
     """One round of play: the pass, the bids, the tricks and the scores, written as a rulebook says them."""
 
     def __init__(self, rules: Rules, hands: list[set[int]], dealer: int, trump_card: int | None, direction: str,
-                 decider, round_index: int = 0, totals=None, seat_counters=None):
+                 decider, round_index: int = 0, totals=None, seat_counters=None, stream=None):
         self.rules = rules
         self.hands = [set(h) for h in hands]
         self.dealer = dealer
@@ -235,6 +239,8 @@ class Round:
         self.upcard_dealt = trump_card  # as the log shows it (a decision may exchange the upcard)
         self.direction = direction
         self.decider = decider
+        # the deal's draws, for a decision of chance (who = "chance"); a scripted round's, game 0 of run 0's
+        self.stream = stream if stream is not None else PyStream(0, 0, DEAL)
         self.round = round_index
         self.totals = list(totals or [0] * rules.players)
         if rules.trump_kind == "turned-up":
@@ -433,6 +439,9 @@ class Round:
         for d, (name, when, who, _) in enumerate(r.decisions):
             if when != at:
                 continue
+            if who == "chance":
+                self.draw(d, name, at, played, choices)
+                continue
             if who == "each":
                 seats = [(self.dealer + 1 + j) % r.players for j in range(r.players)]
             else:
@@ -468,6 +477,30 @@ class Round:
                 raise BalanceError(f"hook decision_apply named seat {self.next_leader} to lead: no such seat")
             leader, self.next_leader = self.next_leader, -1
         return self.in_play(leader)
+
+    def draw(self, d: int, name: str, at: str, played: list[int], choices: dict) -> None:
+        """A decision of chance: one of the options the hook offers, drawn from the deal's stream
+        (none drawn when it offers one); a script gives it like any other choice."""
+        r = self.rules
+        rules, deck, masks = r.arrays
+        mask = int(r.hooks["decision_options"](d, -1, np.uint64(0), self.table(played), rules, deck, masks))
+        legal = sorted(k for k in range(64) if mask >> k & 1)
+        if not legal:
+            return
+        if getattr(self.decider, "has_next", lambda: False)():
+            choice = self.decider.decide(-1, d, frozenset(), frozenset(legal), self)
+        elif len(legal) == 1:
+            choice = legal[0]
+        else:
+            choice = legal[self.stream.below(len(legal))]
+        table = self.table(played)
+        hands = self.hands_array()
+        r.hooks["decision_apply"](d, -1, choice, hands, table, rules, deck, masks)
+        self.read_back(table, hands)
+        if at == "before-play":
+            self.chosen[name][0] = choice  # kept as the first seat's, as the play loop keeps it
+        else:
+            choices[name] = choice
 
     def in_play(self, seat: int) -> int:
         """``seat``, or the first seat after it that does not sit the round out."""
@@ -636,12 +669,19 @@ def deal(rules: Rules, stream: PyStream) -> tuple[list[set[int]], int | None]:
     """Shuffle (Fisher–Yates from the top) and deal hand_size cards to each seat in turn of the
     shuffled order; the next card is turned up for a turned-up trump."""
     order = list(range(len(rules.deck)))
+    aside = None
+    if isinstance(rules.upcard, str):  # a card set aside face up before the shuffle: the last place is its
+        aside = next(c.index for c in rules.deck if c.name == rules.upcard)
+        order[aside], order[-1] = order[-1], order[aside]
+        order.pop()
     for i in range(len(order) - 1, 0, -1):
         j = stream.below(i + 1)
         order[i], order[j] = order[j], order[i]
     h = rules.hand_size
     hands = [set(order[s * h:(s + 1) * h]) for s in range(rules.players)]
-    trump_card = order[rules.players * h] if rules.trump_kind == "turned-up" or rules.upcard else None
+    trump_card = None
+    if rules.trump_kind == "turned-up" or rules.upcard:
+        trump_card = aside if aside is not None else order[rules.players * h]
     return hands, trump_card
 
 
@@ -670,7 +710,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         if rules.pass_cards:
             directions = rules.pass_directions
             direction = directions[stream.below(len(directions))] if rules.pass_random else directions[r % len(directions)]
-        rnd = Round(rules, hands, dealer, trump_card, direction, decider, r, totals, seat_counters)
+        rnd = Round(rules, hands, dealer, trump_card, direction, decider, r, totals, seat_counters, stream)
         scores, moons, exact = rnd.play()
         record.rounds.append(rnd.summary(hands))
         if rules.decisions:  # each trick's after-trick choices, as the play loop logs them

@@ -82,11 +82,13 @@ R_DECISIONS = R_ROUNDS_ALIKE + 1  # how many
 R_DECISION_AT = R_DECISIONS + 1  # + d: when decision d arises (AT_*)
 R_DECISION_WHO = R_DECISION_AT + MAX_DECISIONS  # + d: who makes it (WHO_*)
 AT_BEFORE_PLAY, AT_AFTER_TRICK = 1, 2
-WHO_EACH, WHO_DEALER, WHO_LEADER, WHO_WINNER = 0, 1, 2, 3
+WHO_EACH, WHO_DEALER, WHO_LEADER, WHO_WINNER, WHO_CHANCE = 0, 1, 2, 3, 4
 R_DECISION_CARDS = R_DECISION_WHO + MAX_DECISIONS  # + d: 1 when its options are the deck's cards
 # the slots above hold for every round; the play loop gives each round a copy of them with R_HAND
 # (that round's hand) and R_TRUMP_KIND (none in a round of trump.none_in_rounds) set from these:
-R_UPCARD = R_DECISION_CARDS + MAX_DECISIONS  # deal.upcard: one card turned face up after the deal
+# deal.upcard: 0 none, 1 the card after the deal turned face up, 2 + k card k set aside face up before the shuffle
+R_UPCARD = R_DECISION_CARDS + MAX_DECISIONS
+UPCARD_DEALT, UPCARD_SET_ASIDE = 1, 2
 N_ROUND_RULES = R_UPCARD + 1
 MAX_ROUNDS = 255
 R_HANDS = N_ROUND_RULES  # + round: its hand size (deal.hand_size); R_HAND: the largest of them
@@ -574,9 +576,11 @@ def make_setup(spec, players: int) -> Setup:
     for d, decision in enumerate(m.decision):
         rules[R_DECISION_AT + d] = {"before-play": AT_BEFORE_PLAY, "after-trick": AT_AFTER_TRICK}[decision.at]
         rules[R_DECISION_WHO + d] = {"each": WHO_EACH, "dealer": WHO_DEALER, "leader": WHO_LEADER,
-                                     "winner": WHO_WINNER}[decision.who]
+                                     "winner": WHO_WINNER, "chance": WHO_CHANCE}[decision.who]
         rules[R_DECISION_CARDS + d] = decision.options == "cards"
-    rules[R_UPCARD] = m.deal.upcard  # (a turned-up trump is turned up in the rounds it has trump)
+    # (a turned-up trump is turned up in the rounds it has trump)
+    upcard = m.deal.upcard
+    rules[R_UPCARD] = UPCARD_SET_ASIDE + names.index(upcard) if isinstance(upcard, str) else UPCARD_DEALT if upcard else 0
     if m.game.teams is not None:
         rules[R_TEAMS] = len(m.game.teams)
         for k, team in enumerate(m.game.teams):

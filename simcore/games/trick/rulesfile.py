@@ -74,7 +74,9 @@ class DealSection(_Section):
     # a number, a list (one per round: a hand that grows), or either per player count
     hand_size: Union[StrictInt, list[StrictInt], dict[str, Union[StrictInt, list[StrictInt]]], None] = None
     left_out: Literal["hidden", "revealed"] = "hidden"
-    upcard: StrictBool = False  # one more card turned face up after the deal (trump.kind "turned-up" does)
+    # true: one more card turned face up after the deal (trump.kind "turned-up" does so anyway); a
+    # card's name: that card set aside face up before the shuffle, never dealt (a swap card)
+    upcard: Union[StrictBool, StrictStr] = False
 
 
 class PassSection(_Section):
@@ -130,7 +132,9 @@ class DecisionSection(_Section):
     hook computes, its effect the decision_apply hook's."""
     name: StrictStr = Field(min_length=1, max_length=40)
     at: Literal["before-play", "after-trick"]
-    who: Literal["each", "dealer", "leader", "winner"] = "each"
+    # "chance": no seat chooses; one of the options the hook offers is drawn at random (the deal's
+    # draws), none when it offers one
+    who: Literal["each", "dealer", "leader", "winner", "chance"] = "each"
     # the options' names (choice k = options[k]), or "cards": the choice is a card of the deck
     options: Union[Annotated[list[StrictStr], Field(min_length=1, max_length=64)], Literal["cards"]]
 
@@ -389,6 +393,8 @@ def check_spec(spec: Spec, counts=None) -> None:
                              f"{m.game.rounds} (game.rounds; the first is round 1)")
     for n in (spec.player_counts if counts is None else [n for n in counts if n in spec.player_counts]):
         deck = deck_of(spec, n)
+        if isinstance(m.deal.upcard, str) and m.deal.upcard not in [name for _, _, name in deck]:
+            raise spec.error(("deal", "upcard"), f"'{m.deal.upcard}' is not in the deck at {n} players (deck.players)")
         sizes = hand_sizes_of(spec, n, len(deck))
         if len(sizes) != m.game.rounds:
             raise spec.error(("deal", "hand_size"), f"{len(sizes)} hand sizes for {m.game.rounds} rounds "
@@ -444,6 +450,8 @@ def check_spec(spec: Spec, counts=None) -> None:
         for name in values:
             if name not in names:
                 raise spec.error(("play", key), f"no card '{name}' in the deck{_closest(name, names)}")
+    if isinstance(m.deal.upcard, str) and m.deal.upcard not in names:
+        raise spec.error(("deal", "upcard"), f"no card '{m.deal.upcard}' in the deck{_closest(m.deal.upcard, names)}")
     for location, values in ((("deck", "remove"), m.deck.remove),
                              *((("deck", "players", k, "remove"), v.remove) for k, v in m.deck.players.items())):
         for name in values:
@@ -468,9 +476,9 @@ def check_spec(spec: Spec, counts=None) -> None:
         for k, decision in enumerate(m.decision):
             if decision.name in names[:k]:
                 raise spec.error(("decision",), f"two decisions are named '{decision.name}'")
-            if decision.at == "after-trick" and decision.who not in ("winner", "leader"):
+            if decision.at == "after-trick" and decision.who not in ("winner", "leader", "chance"):
                 raise spec.error(("decision",), f"decision '{decision.name}' arises after a trick: its who is "
-                                 "\"winner\" (the trick's) or \"leader\" (of the next trick)")
+                                 "\"winner\" (the trick's), \"leader\" (of the next trick) or \"chance\"")
             if decision.at == "before-play" and decision.who == "winner":
                 raise spec.error(("decision",), f"decision '{decision.name}' arises before the play: no trick has a "
                                  "winner yet (who: \"each\", \"dealer\" or \"leader\")")
