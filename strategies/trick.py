@@ -35,7 +35,7 @@ from simcore.games.trick.rules import (
     T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
     winner_leads, winner_of_trick,
     AT_AFTER_TRICK, R_DECISIONS, R_DECISION_AT, R_DECISION_WHO, T_DEALER, T_NEXT_LEADER, decision_seat, no_effect,
-    no_options, HANDS_WIDTH, T_KNOWN, T_OUT, WHO_CHANCE, next_in_play, players_in_trick, seat_in_trick,
+    no_options, HANDS_WIDTH, T_KNOWN, T_OUT, WHO_CHANCE, AT_AFTER_CARD, next_in_play, players_in_trick, seat_in_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -412,13 +412,13 @@ def hooked_voids(me, pool, table, cards, masks, rules, ptable, voids):
 
 
 @kernel(globals(), inline="always")
-def decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng):
-    """A playout's after-trick decisions of the designer's: each seat asked picks an option at random
-    (the playout's own draws); returns who leads the next trick."""
+def decide_at_random(at, leader, winner, ptable, hands, rules, cards, masks, rng):
+    """A playout's decisions of the designer's arising ``at`` (after a card: ``winner`` is its
+    player): each seat asked picks an option at random (the playout's own draws); a next leader
+    one names is left in T_NEXT_LEADER."""
     n_players = rules[R_PLAYERS]
-    ptable[T_NEXT_LEADER] = -1
     for d in range(rules[R_DECISIONS]):
-        if rules[R_DECISION_AT + d] != AT_AFTER_TRICK:
+        if rules[R_DECISION_AT + d] != at:
             continue
         if rules[R_DECISION_WHO + d] == WHO_CHANCE:  # the deal's draw, here the playout's own
             legal = decision_options(d, -1, np.uint64(0), ptable, rules, cards, masks)
@@ -436,10 +436,15 @@ def decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng):
             if legal != 0:
                 decision_apply(d, s, kth_set_bit(legal, below_local(rng, popcount(legal))), hands, ptable, rules, cards,
                                masks)
-    if 0 <= ptable[T_NEXT_LEADER] < n_players:
-        leader = ptable[T_NEXT_LEADER]
-    ptable[T_NEXT_LEADER] = -1
-    return next_in_play(ptable, leader, n_players)
+
+
+@kernel(globals(), inline="always")
+def decision_phases(rules):
+    """Bit AT_*: the points of the play at which the rules file has decisions."""
+    phases = 0
+    for d in range(rules[R_DECISIONS]):
+        phases |= 1 << rules[R_DECISION_AT + d]
+    return phases
 
 
 @kernel(globals(), refcounts=False)
@@ -450,6 +455,9 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
     plus ``margin`` times its score's lead over the others' mean, per trick of a round."""
     n_players = rules[R_PLAYERS]
     unbroken = rules[R_UNBROKEN]
+    phases = decision_phases(rules) if DECIDING else 0
+    after_card = (phases >> AT_AFTER_CARD) & 1 != 0
+    after_trick = (phases >> AT_AFTER_TRICK) & 1 != 0
     for t in range(trick, rules[R_HAND]):
         trump = ptable[T_TRUMP]  # a decision may change it
         ptable[T_TRICK] = t
@@ -472,6 +480,11 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             ptable[T_PLAY + i] = c
             if unbroken >= 0 and (cards[C_SUIT, c] == unbroken or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
                 ptable[T_BROKEN] = 1
+            if DECIDING and after_card:  # a card's power, at random here
+                ptable[T_NPLAYED] = i + 1
+                decide_at_random(AT_AFTER_CARD, leader, seat, ptable, hands, rules, cards, masks, rng)
+        if DECIDING and after_card:
+            trump = ptable[T_TRUMP]
         ptable[T_NPLAYED] = n_in
         if DECIDING:
             winner = seat_in_trick(ptable, winner_of_trick(ptable, n_in, -1, cards, masks, rules, trump), n_players)
@@ -492,8 +505,11 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             leader = winner
         if DECIDING:
             leader = next_in_play(ptable, leader, n_players)
-        if DECIDING and t + 1 < rules[R_HAND]:  # the designer's decisions after a trick: at random here
-            leader = decide_at_random(leader, winner, ptable, hands, rules, cards, masks, rng)
+            if after_trick and t + 1 < rules[R_HAND]:  # the designer's decisions after a trick: at random here
+                decide_at_random(AT_AFTER_TRICK, leader, winner, ptable, hands, rules, cards, masks, rng)
+            if 0 <= ptable[T_NEXT_LEADER] < n_players:
+                leader = next_in_play(ptable, ptable[T_NEXT_LEADER], n_players)
+            ptable[T_NEXT_LEADER] = -1
     # shooting the moon, as far as the table tells: one seat holds all the points there are
     moon_seat = -1
     if rules[R_MOON] != 0:
@@ -613,14 +629,19 @@ def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, car
                 for s in range(n_players):
                     hands[s] = deal[s]
                 decision_apply(decision, seat, c, hands, ptable, rules, cards, masks)
-                leader = ptable[T_NEXT_LEADER] if 0 <= ptable[T_NEXT_LEADER] < n_players else table[T_LEADER]
-                leader = next_in_play(ptable, leader, n_players)  # the option may sit a seat out
-                ptable[T_NEXT_LEADER] = -1
+                first = 0
+                if at == AT_AFTER_CARD:  # the trick goes on; a next leader named waits for its end
+                    leader = table[T_LEADER]
+                    first = table[T_NPLAYED]
+                else:
+                    leader = ptable[T_NEXT_LEADER] if 0 <= ptable[T_NEXT_LEADER] < n_players else table[T_LEADER]
+                    leader = next_in_play(ptable, leader, n_players)  # the option may sit a seat out
+                    ptable[T_NEXT_LEADER] = -1
                 if at == AT_AFTER_TRICK:
                     for i in range(MAX_PLAYERS):
                         ptable[T_PLAY + i] = -1
                 rng_p[0] = mix64(playout_seed)
-                totals[c] += playout(ptable, hands, leader, 0, trick, rules, cards, masks, policy, rng_p, seat,
+                totals[c] += playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rng_p, seat,
                                      margin, scores)
         rng[0] = mix64(rng[0])
     return best_move(totals, legal)

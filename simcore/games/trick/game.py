@@ -393,7 +393,7 @@ class RulesFileGame(Game, rules=tr):
                 extra["decisions"] = {
                     d.name: [int(info[tr.I_CHOSEN + k * tr.MAX_PLAYERS + s]) if info[tr.I_CHOSEN + k * tr.MAX_PLAYERS + s] >= 0
                              else None for s in range(p)]
-                    for k, d in enumerate(setup.spec.model.decision) if d.at == "before-play"}
+                    for k, d in enumerate(setup.spec.model.decision) if d.at in ("before-bidding", "before-play")}
             rounds.append({
                 **extra,
                 "round": r, "dealer": int(info[tr.I_DEALER]),
@@ -408,7 +408,7 @@ class RulesFileGame(Game, rules=tr):
                    "winner": int(row[tr.L_WINNER]),
                    "points": int(row[tr.L_POINTS])}
                   for row in used_rows(log, tr.L_TRICK)]
-        after = [(k, d.name) for k, d in enumerate(setup.spec.model.decision) if d.at == "after-trick"]
+        after = [(k, d.name) for k, d in enumerate(setup.spec.model.decision) if d.at in ("after-card", "after-trick")]
         if setup.spec.model.decision:  # the designer's decisions after each trick: the choice made
             for trick, row in zip(tricks, used_rows(log, tr.L_TRICK)):
                 trick["decisions"] = {n: (int(row[tr.L_DECIDED + k]) if row[tr.L_DECIDED + k] >= 0 else None)

@@ -28,7 +28,7 @@ from simcore.games.trick.rules import (
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
     C_HOOK_EVENTS, count_no_events, rules_of_round, team_scores, trick_points, winner_leads,
-    AT_AFTER_TRICK, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
+    AT_AFTER_CARD, AT_AFTER_TRICK, AT_BEFORE_BIDDING, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
     R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
     no_effect, no_options,
     winner_of_trick, HANDS_WIDTH, R_UPCARD, T_KNOWN, T_OUT, UPCARD_SET_ASIDE, WHO_CHANCE, next_in_play,
@@ -98,7 +98,8 @@ W_ROUND = W_WON + MAX_PLAYERS  # + seat: this round's scores
 W_PASSED = W_ROUND + MAX_PLAYERS  # + seat: the cards seat s passes (a mask, as int64)
 W_CHOSEN = W_PASSED + MAX_PLAYERS  # + d * MAX_PLAYERS + seat: the choices of the decisions just made
 W_SEATS = W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS  # + position: the seat that played the trick's card there
-WORK_WIDTH = W_SEATS + MAX_PLAYERS
+W_CARD_CHOICE = W_SEATS + MAX_PLAYERS  # + d: the last choice this trick in after-card decision d (the log's)
+WORK_WIDTH = W_CARD_CHOICE + MAX_DECISIONS
 
 
 @kernel(globals(), inline="always")
@@ -265,6 +266,27 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
                 to -= n_players
             hands[to] |= np.uint64(work[W_PASSED + s])
 
+    # --- the designer's decisions before the bidding (a declaration, a card taken up ...)
+    phases = 0  # bit AT_*: the points at which the file has decisions
+    for d in range(rules[R_DECISIONS]):
+        phases |= 1 << rules[R_DECISION_AT + d]
+    after_card = (phases >> AT_AFTER_CARD) & 1 != 0
+    after_trick = (phases >> AT_AFTER_TRICK) & 1 != 0
+    if DECIDING:
+        for i in range(MAX_DECISIONS * MAX_PLAYERS):
+            work[W_CHOSEN + i] = -1
+        table[T_NEXT_LEADER] = -1
+        if (phases >> AT_BEFORE_BIDDING) & 1 != 0:
+            first = next_in_play(table, dealer + 1, n_players)  # the bidding's first seat
+            table[T_TRICK] = 0
+            table[T_LEADER] = first
+            table[T_NPLAYED] = 0
+            status = decide(AT_BEFORE_BIDDING, dealer, first, -1, table, hands, seen, rules, cards, masks, strategies,
+                            params, streams, seat_streams, script, work,
+                            work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+            if status != FINISHED:
+                return status
+
     # --- bidding, from the dealer's left
     if rules[R_BIDDING] != 0:
         for j in range(n_players):
@@ -320,10 +342,9 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
     table[T_TRICK] = 0
     table[T_LEADER] = leader
     table[T_NPLAYED] = 0
-    table[T_NEXT_LEADER] = -1
+    if not DECIDING:
+        table[T_NEXT_LEADER] = -1
     if DECIDING:
-        for i in range(MAX_DECISIONS * MAX_PLAYERS):
-            work[W_CHOSEN + i] = -1
         status = decide(AT_BEFORE_PLAY, dealer, leader, -1, table, hands, seen, rules, cards, masks, strategies,
                         params, streams, seat_streams, script, work,
                         work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
@@ -339,9 +360,6 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
         leader = next_in_play(table, leader, n_players)  # a seat sitting out leads no trick
 
     # --- the tricks
-    after_trick = False  # any decision after a trick (else none is looked for after each)
-    for d in range(rules[R_DECISIONS]):
-        after_trick = after_trick or rules[R_DECISION_AT + d] == AT_AFTER_TRICK
     withheld = np.uint64(rules[R_WITHHELD])
     unbroken = rules[R_UNBROKEN]
     for s in range(n_players):
@@ -353,6 +371,9 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
         lead_suit = -1
         trick_cards = np.uint64(0)
         n_in = players_in_trick(table, n_players) if DECIDING else n_players  # a seat may sit out
+        if DECIDING and after_card:
+            for d in range(MAX_DECISIONS):
+                work[W_CARD_CHOICE + d] = -1
         seat = leader
         for i in range(n_in):
             table[T_NPLAYED] = i
@@ -393,6 +414,20 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
                 table[T_VOID + seat] |= np.int64(1) << np.int64(lead_suit)
             if unbroken >= 0 and (suit == unbroken or (masks[M_BREAKING] >> np.uint64(card)) & np.uint64(1) != 0):
                 table[T_BROKEN] = 1
+            if DECIDING and after_card:  # the designer's decisions after a card (a card power)
+                table[T_NPLAYED] = i + 1
+                for k in range(MAX_DECISIONS * MAX_PLAYERS):
+                    work[W_CHOSEN + k] = -1
+                status = decide(AT_AFTER_CARD, dealer, leader, seat, table, hands, seen, rules, cards, masks,
+                                strategies, params, streams, seat_streams, script, work,
+                                work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+                if status != FINISHED:
+                    return status
+                for k in range(MAX_DECISIONS * MAX_PLAYERS):
+                    if work[W_CHOSEN + k] >= 0:
+                        work[W_CARD_CHOICE + k // MAX_PLAYERS] = work[W_CHOSEN + k]
+        if DECIDING and after_card:
+            trump = table[T_TRUMP]  # a card's power may have changed it
         table[T_NPLAYED] = n_in
         win_pos = winner_of_trick(table, n_in, -1, cards, masks, rules, trump)
         if HOOKED and (win_pos < 0 or win_pos >= n_in):
@@ -434,6 +469,10 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
                     row[L_CARD + (at_seat + n_players if at_seat < 0 else at_seat)] = table[T_PLAY + i]
             row[L_WINNER] = winner
             row[L_POINTS] = points
+            if DECIDING and after_card:
+                for d in range(MAX_DECISIONS):
+                    if work[W_CARD_CHOICE + d] >= 0:
+                        row[L_DECIDED + d] = work[W_CARD_CHOICE + d]
             log_row += 1
         leader = next_leader(table, winner, cards, masks, rules)  # the winner, unless a hook says who
         if HOOKED and (leader < 0 or leader >= n_players):
@@ -454,10 +493,11 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
                     for s in range(n_players):
                         if work[W_CHOSEN + d * MAX_PLAYERS + s] >= 0:
                             best = work[W_CHOSEN + d * MAX_PLAYERS + s]
-                    log[last_row, L_DECIDED + d] = best
-            if table[T_NEXT_LEADER] >= 0:
-                leader = next_in_play(table, table[T_NEXT_LEADER], n_players)
-                table[T_NEXT_LEADER] = -1
+                    if best >= 0:  # (an after-card decision's may be in the row already)
+                        log[last_row, L_DECIDED + d] = best
+        if DECIDING and table[T_NEXT_LEADER] >= 0:  # a decision after the trick or a card named who leads
+            leader = next_in_play(table, table[T_NEXT_LEADER], n_players)
+            table[T_NEXT_LEADER] = -1
         for i in range(n_players):
             table[T_PLAY + i] = -1
 

@@ -265,8 +265,10 @@ class Round:
         self.counters = [0] * tr.N_TABLE_COUNTERS  # the round's
         self.seat_counters = seat_counters if seat_counters is not None else [0] * (tr.MAX_PLAYERS * tr.SEAT_COUNTERS)
         self.next_leader = -1
-        self.chosen = {name: [None] * rules.players for name, at, _, _ in rules.decisions if at == "before-play"}
-        self.trick_choices: list[dict] = []  # per trick: {decision: choice} of the after-trick decisions
+        self.chosen = {name: [None] * rules.players for name, at, _, _ in rules.decisions
+                       if at in ("before-bidding", "before-play")}
+        # per trick: {decision: choice} of the decisions after its cards (the last one) and after it
+        self.trick_choices: list[dict] = []
         # where a decision's card moves (simcore/games/trick/moves.py) leave what each seat knows
         self.out: set[int] = set()  # the seats sitting the round out
         self.known = [set() for _ in range(rules.players)]  # the cards all know each seat holds
@@ -429,13 +431,15 @@ class Round:
         return legal
 
     def decide(self, at: str, leader: int, winner: int, played: list[int]) -> int:
-        """The designer's decisions arising ``at`` ("before-play", "after-trick"): each seat asked in
-        turn whose decision_options hook offers it any option chooses, and decision_apply carries the
-        choice out on the table (its trump, next leader and counters read back); returns who leads
-        next (``leader`` unless a decision said otherwise)."""
+        """The designer's decisions arising ``at`` ("before-bidding", "before-play", "after-card",
+        "after-trick"; after a card ``winner`` is its player): each seat asked in turn whose
+        decision_options hook offers it any option chooses, and decision_apply carries the choice
+        out on the table (its trump, next leader and counters read back); returns who leads next
+        (``leader`` unless a decision said otherwise; after a card the next leader waits for the
+        trick's end)."""
         r = self.rules
         rules, deck, masks = r.arrays
-        choices = {}
+        choices = self.trick_choices[-1] if at in ("after-card", "after-trick") else {}
         for d, (name, when, who, _) in enumerate(r.decisions):
             if when != at:
                 continue
@@ -445,8 +449,9 @@ class Round:
             if who == "each":
                 seats = [(self.dealer + 1 + j) % r.players for j in range(r.players)]
             else:
-                seats = [{"dealer": self.dealer, "leader": leader, "winner": winner}[who]]
-            choices[name] = None
+                seats = [{"dealer": self.dealer, "leader": leader, "winner": winner, "player": winner}[who]]
+            if at == "after-trick":
+                choices[name] = None
             for seat in seats:
                 if seat in self.out:
                     continue  # sitting the round out
@@ -466,12 +471,12 @@ class Round:
                 hands = self.hands_array()
                 r.hooks["decision_apply"](d, seat, choice, hands, table, rules, deck, masks)
                 self.read_back(table, hands)
-                if at == "before-play":
+                if at in ("before-bidding", "before-play"):
                     self.chosen[name][seat] = choice
                 else:
                     choices[name] = choice
-        if at == "after-trick":
-            self.trick_choices.append(choices)
+        if at == "after-card":
+            return leader
         if self.next_leader >= 0:
             if self.next_leader >= r.players:
                 raise BalanceError(f"hook decision_apply named seat {self.next_leader} to lead: no such seat")
@@ -497,7 +502,7 @@ class Round:
         hands = self.hands_array()
         r.hooks["decision_apply"](d, -1, choice, hands, table, rules, deck, masks)
         self.read_back(table, hands)
-        if at == "before-play":
+        if at in ("before-bidding", "before-play"):
             self.chosen[name][0] = choice  # kept as the first seat's, as the play loop keeps it
         else:
             choices[name] = choice
@@ -546,10 +551,12 @@ class Round:
             self.at = (0, leader)
             leader = self.decide("before-play", leader, -1, [])
             self.trump_called = self.trump  # what the log shows as the round's trump
+        phases = {at for _, at, _, _ in r.decisions}
         for t in range(r.hand_size):
             played = []
             seats = []  # who played each card (a seat sitting out plays none)
             self.at = (t, leader)  # what the play loop's table says of the trick: T_TRICK, T_LEADER
+            self.trick_choices.append({})
             for i in range(r.players):
                 seat = (leader + i) % r.players
                 if seat in self.out:
@@ -563,6 +570,8 @@ class Round:
                 card = self.card(c)
                 if r.unbroken_suit is not None and (card.suit == r.unbroken_suit or card.named(r.breaking_cards)):
                     self.broken = True
+                if "after-card" in phases:  # a card's power: its player decides
+                    self.decide("after-card", leader, seat, played)
             position = self.winner_of(played)
             winner = seats[position]
             if "trick_points" in r.hooks:
@@ -593,6 +602,8 @@ class Round:
             leader = self.in_play(leader)
             if r.decisions and t + 1 < r.hand_size:
                 leader = self.decide("after-trick", leader, winner, played)
+            elif self.next_leader >= 0:  # named after a card of the last trick: nothing follows
+                self.next_leader = -1
 
     def scores(self) -> tuple[list[int], int, int]:
         """(each seat's score for the round, 1 if a seat shot the moon, the exact bids)."""
@@ -637,6 +648,9 @@ class Round:
 
     def play(self):
         self.do_pass()
+        if any(at == "before-bidding" for _, at, _, _ in self.rules.decisions):
+            self.at = (0, self.in_play((self.dealer + 1) % self.rules.players))
+            self.decide("before-bidding", self.at[1], -1, [])
         self.do_bids()
         self.play_tricks()
         out = self.scores()
@@ -713,9 +727,10 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
         rnd = Round(rules, hands, dealer, trump_card, direction, decider, r, totals, seat_counters, stream)
         scores, moons, exact = rnd.play()
         record.rounds.append(rnd.summary(hands))
-        if rules.decisions:  # each trick's after-trick choices, as the play loop logs them
+        if rules.decisions:  # each trick's choices after its cards and after it, as the play loop logs them
             for trick, choices in zip(rnd.tricks, rnd.trick_choices + [{}] * len(rnd.tricks)):
-                trick.decisions = {name: choices.get(name) for name, at, _, _ in rules.decisions if at == "after-trick"}
+                trick.decisions = {name: choices.get(name) for name, at, _, _ in rules.decisions
+                                   if at in ("after-card", "after-trick")}
         record.tricks += rnd.tricks
         totals = [a + b for a, b in zip(totals, scores)]
         counters["moons"] += moons

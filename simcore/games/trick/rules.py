@@ -81,8 +81,9 @@ MAX_DECISIONS = 4  # [[decision]] tables of a rules file
 R_DECISIONS = R_ROUNDS_ALIKE + 1  # how many
 R_DECISION_AT = R_DECISIONS + 1  # + d: when decision d arises (AT_*)
 R_DECISION_WHO = R_DECISION_AT + MAX_DECISIONS  # + d: who makes it (WHO_*)
-AT_BEFORE_PLAY, AT_AFTER_TRICK = 1, 2
+AT_BEFORE_PLAY, AT_AFTER_TRICK, AT_BEFORE_BIDDING, AT_AFTER_CARD = 1, 2, 3, 4
 WHO_EACH, WHO_DEALER, WHO_LEADER, WHO_WINNER, WHO_CHANCE = 0, 1, 2, 3, 4
+WHO_PLAYER = WHO_WINNER  # after a card, its player: handed where a trick's winner is
 R_DECISION_CARDS = R_DECISION_WHO + MAX_DECISIONS  # + d: 1 when its options are the deck's cards
 # the slots above hold for every round; the play loop gives each round a copy of them with R_HAND
 # (that round's hand) and R_TRUMP_KIND (none in a round of trump.none_in_rounds) set from these:
@@ -138,13 +139,13 @@ L_ROUND, L_TRICK, L_LEADER = range(3)
 L_CARD = 3
 L_WINNER = L_CARD + MAX_PLAYERS
 L_POINTS = L_WINNER + 1
-L_DECIDED = L_POINTS + 1  # + d: the choice made in after-trick decision d (-1: none asked)
+L_DECIDED = L_POINTS + 1  # + d: the choice made in after-trick (or the last in after-card) decision d (-1: none)
 LOG_WIDTH = L_DECIDED + MAX_DECISIONS
 # one row per round: what was dealt and decided before the first trick
 I_DEALER, I_TRUMP_CARD, I_PASS_OFFSET, I_TRUMP = range(4)  # I_TRUMP: the suit the bid winner chose
 I_BID = 4
 I_PASSED = I_BID + MAX_PLAYERS  # + seat * MAX_PASS + k
-I_CHOSEN = I_PASSED + MAX_PLAYERS * MAX_PASS  # + d * MAX_PLAYERS + seat: before-play decision d (-1: not asked)
+I_CHOSEN = I_PASSED + MAX_PLAYERS * MAX_PASS  # + d * MAX_PLAYERS + seat: before-bidding/-play decision d (-1: not asked)
 ROUND_WIDTH = I_CHOSEN + MAX_DECISIONS * MAX_PLAYERS
 
 # a scripted decision's kind (scenarios and the OpenSpiel check give the decisions in this order:
@@ -574,9 +575,10 @@ def make_setup(spec, players: int) -> Setup:
     rules[R_ROUNDS_ALIKE] = len(set(hands)) == 1 and not m.trump.none_in_rounds
     rules[R_DECISIONS] = len(m.decision)
     for d, decision in enumerate(m.decision):
-        rules[R_DECISION_AT + d] = {"before-play": AT_BEFORE_PLAY, "after-trick": AT_AFTER_TRICK}[decision.at]
+        rules[R_DECISION_AT + d] = {"before-play": AT_BEFORE_PLAY, "after-trick": AT_AFTER_TRICK,
+                                    "before-bidding": AT_BEFORE_BIDDING, "after-card": AT_AFTER_CARD}[decision.at]
         rules[R_DECISION_WHO + d] = {"each": WHO_EACH, "dealer": WHO_DEALER, "leader": WHO_LEADER,
-                                     "winner": WHO_WINNER, "chance": WHO_CHANCE}[decision.who]
+                                     "winner": WHO_WINNER, "player": WHO_PLAYER, "chance": WHO_CHANCE}[decision.who]
         rules[R_DECISION_CARDS + d] = decision.options == "cards"
     # (a turned-up trump is turned up in the rounds it has trump)
     upcard = m.deal.upcard

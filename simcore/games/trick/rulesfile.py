@@ -131,10 +131,11 @@ class DecisionSection(_Section):
     """A decision of the designer's ([[decision]]): its options are a mask the decision_options
     hook computes, its effect the decision_apply hook's."""
     name: StrictStr = Field(min_length=1, max_length=40)
-    at: Literal["before-play", "after-trick"]
+    # before the bidding, before the play, after a card (a card power: its player decides), after a trick
+    at: Literal["before-bidding", "before-play", "after-card", "after-trick"]
     # "chance": no seat chooses; one of the options the hook offers is drawn at random (the deal's
     # draws), none when it offers one
-    who: Literal["each", "dealer", "leader", "winner", "chance"] = "each"
+    who: Literal["each", "dealer", "leader", "winner", "player", "chance"] = "each"
     # the options' names (choice k = options[k]), or "cards": the choice is a card of the deck
     options: Union[Annotated[list[StrictStr], Field(min_length=1, max_length=64)], Literal["cards"]]
 
@@ -476,12 +477,14 @@ def check_spec(spec: Spec, counts=None) -> None:
         for k, decision in enumerate(m.decision):
             if decision.name in names[:k]:
                 raise spec.error(("decision",), f"two decisions are named '{decision.name}'")
-            if decision.at == "after-trick" and decision.who not in ("winner", "leader", "chance"):
-                raise spec.error(("decision",), f"decision '{decision.name}' arises after a trick: its who is "
-                                 "\"winner\" (the trick's), \"leader\" (of the next trick) or \"chance\"")
-            if decision.at == "before-play" and decision.who == "winner":
-                raise spec.error(("decision",), f"decision '{decision.name}' arises before the play: no trick has a "
-                                 "winner yet (who: \"each\", \"dealer\" or \"leader\")")
+            allowed = {"before-bidding": ("each", "dealer", "leader", "chance"),
+                       "before-play": ("each", "dealer", "leader", "chance"),
+                       "after-card": ("player", "chance"), "after-trick": ("winner", "leader", "chance")}[decision.at]
+            if decision.who not in allowed:
+                whom = {"before-bidding": "before the bidding", "before-play": "before the play",
+                        "after-card": "after a card", "after-trick": "after a trick"}[decision.at]
+                raise spec.error(("decision",), f"decision '{decision.name}' arises {whom}: who is "
+                                 + ", ".join(f'"{w}"' for w in allowed) + f", not \"{decision.who}\"")
         found = hooks_of(spec) if m.hooks is not None else {}
         missing = [h for h in ("decision_options", "decision_apply") if h not in found]
         if missing:
