@@ -493,6 +493,8 @@ def test_players_ignore_what_their_seat_cannot_see(path, strategy):
     logs = game.kernel_logs(setup, game.lineup("random", players), 5, range(40))
     index = {name: i for i, name in enumerate(setup.names)}
     chooser = random.Random(7)
+    from simcore.games.trick.rules import I_CHOSEN, MAX_DECISIONS, MAX_PLAYERS
+
     compared = changed = 0
     for log in logs:
         rnd = log["rounds"][0]
@@ -501,7 +503,15 @@ def test_players_ignore_what_their_seat_cannot_see(path, strategy):
         hands = [{index[c] for c in hand} for hand in rnd["hands"]]
         order = [(rnd["dealer"] + 1 + j) % players for j in range(players)]
         bids = [rnd["bids"][s] for s in order] if rnd["bids"] else []
-        bids += [setup.suits.index(rnd["trump"])] if rnd.get("trump") else []  # the bid winner's trump
+        decided = []  # the file's decisions before the play (10 TRICKS LATER's swap offers), as asked
+        for d in setup.spec.model.decision:
+            chosen = rnd["decisions"][d.name]
+            seats = order if d.who == "each" else [rnd["dealer"]] if d.who == "dealer" else [0]  # (chance: slot 0)
+            decided += [chosen[s] for s in seats if chosen[s] is not None]
+        if decided and rnd["decisions"].get("swap", [None])[0] is not None:
+            continue  # a swap moves a card the other seats know of: not a pair of unseen deals
+        bids += decided
+        bids += [setup.suits.index(rnd["trump"])] if rnd.get("trump") and not decided else []  # the bid winner's
         plays = [(t["leader"] + i) % players for t in log["tricks"] for i in range(players)]
         cards = [index[c] for t in log["tricks"] for c in t["cards"]]
         k = chooser.randrange(1, 3 * players)
@@ -518,7 +528,9 @@ def test_players_ignore_what_their_seat_cannot_see(path, strategy):
                 take = len(hands[s]) - len(played[s])
                 other[s], rest = played[s] | set(rest[:take]), rest[take:]
             second = game.scripted_round(setup, lineup, other, rnd["dealer"], trump, 0, bids + cards[:k])
-            if second["status"] == -1:
+            asked = [[run["infos"][I_CHOSEN + d * MAX_PLAYERS + s] >= 0 for d in range(MAX_DECISIONS)
+                      for s in range(players)] for run in (first, second)]
+            if second["status"] == -1 and asked[0] == asked[1]:  # the same seats asked the same decisions
                 break
         else:
             continue

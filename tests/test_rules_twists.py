@@ -434,6 +434,84 @@ def test_euchre_cards_move_as_the_rules_say():
     assert alone >= 40 and ordered >= 100
 
 
+JACKS = "tests/rules/jacks.toml"
+
+
+@pytest.mark.parametrize("strategy", ["heuristic", "search:d=8"])
+def test_a_card_power_sees_only_what_its_seat_may(strategy):
+    """tests/rules/jacks.toml: the seven's power (swap a card with the face-up trump card) and the
+    jack's (name a trump) are asked of the card's player after it is played; its choice is the same
+    in two deals that differ only in the cards it cannot see (the other seats' unplayed cards
+    dealt anew among them), the doubles, bids and first cards of the trick scripted alike."""
+    import random
+
+    from simcore.games.trick import rules as tr
+
+    game = get_game(JACKS)
+    setup = game.setup(4, game.variant())
+    lineup = game.lineup(strategy, 4)
+    index = {name: i for i, name in enumerate(setup.names)}
+    chooser = random.Random(11)
+    compared = 0
+    for log in game.kernel_logs(setup, game.lineup("random", 4), 9, range(200)):
+        rnd, first = log["rounds"][0], log["tricks"][0]
+        ranks = [c[:-1] for c in first["cards"]]
+        power = next((k for k, r in enumerate(ranks) if r in ("7", "J")), None)
+        if power is None or any(r in ("7", "J") for r in ranks[:power]):
+            continue  # the first power of the first trick, no power before it
+        dealer = rnd["dealer"]
+        order = [(dealer + 1 + j) % 4 for j in range(4)]
+        script = [rnd["decisions"]["double"][s] for s in order] + [rnd["bids"][s] for s in order]
+        script += [index[c] for c in first["cards"][:power + 1]]
+        decider = (first["leader"] + power) % 4
+        hands = [{index[c] for c in hand} for hand in rnd["hands"]]
+        played = {(first["leader"] + k) % 4: index[c] for k, c in enumerate(first["cards"][:power + 1])}
+        others = [s for s in range(4) if s != decider]
+        rest = [c for s in others for c in hands[s] if c != played.get(s)]
+        chooser.shuffle(rest)
+        other = [set(h) for h in hands]
+        at = 0
+        for s in others:
+            keep = {played[s]} if s in played else set()
+            other[s] = keep | set(rest[at:at + 8 - len(keep)])
+            at += 8 - len(keep)
+        runs = [game.scripted_round(setup, lineup, deal, dealer, index[rnd["trump_card"]], 0, script)
+                for deal in (hands, other)]
+        decision = 2 if ranks[power] == "7" else 1
+        made = [run["log"][0, tr.L_DECIDED + decision] for run in runs]
+        assert made[0] >= 0 and made[0] == made[1], (strategy, ranks[power], made)
+        compared += 1
+        if compared == 12:
+            break
+    assert compared == 12
+
+
+def test_card_powers_play_out_in_both_engines():
+    """tests/rules/jacks.toml: a double before the bidding, a jack that names trump for the rest of
+    the round, a seven that swaps a card with the face-up trump card; the compiled loop equals the
+    reference game for game, every power is used, a swapped card is played by its new holder."""
+    game = get_game(JACKS)
+    setup = game.setup(4, game.variant())
+    used = {"double": 0, "jack": 0, "seven": 0}
+    swapped_in_play = 0
+    for i, log in enumerate(game.kernel_logs(setup, game.lineup("random", 4), 2, range(80))):
+        expected = game.reference_log(setup, 2, i)
+        assert {k: log[k] for k in expected if k != "game"} == {k: expected[k] for k in expected if k != "game"}
+        for rnd in log["rounds"]:
+            used["double"] += sum(choice == 1 for choice in rnd["decisions"]["double"])
+            up = rnd["trump_card"]
+            tricks = [t for t in log["tricks"] if t["round"] == rnd["round"]]
+            for t in tricks:
+                used["jack"] += t["decisions"]["jack"] not in (None, 0)
+                seven = t["decisions"]["seven"]
+                if seven is not None and setup.names[seven] != up:
+                    used["seven"] += 1
+                    # the old face-up card went to the seven's player; the swapped card is face up
+                    swapped_in_play += any(up in later["cards"] for later in tricks)
+                    up = setup.names[seven]
+    assert min(used.values()) >= 20 and swapped_in_play >= 10, (used, swapped_in_play)
+
+
 def test_every_player_plays_every_decision():
     """Random calls uniformly, the heuristic and search by playing the options out: in the calling
     round each calls a suit it holds more of than random play does, the dealer never passes, the
@@ -493,3 +571,17 @@ def test_whatif_compares_the_teams(partners, tmp_path):
     assert edge["change"] == pytest.approx(team["change"]) == pytest.approx(2 * seat["change"])
     assert edge["q_value"] == team["q_value"]  # one test, counted once
     assert "first team's edge" in " ".join(json.loads(out)["verdict"]["sentences"])
+
+
+def test_the_card_powers_walkthrough_plays_the_tested_file():
+    """docs/rules-files.md walks through tests/rules/jacks.toml and its hooks as a designer writes
+    them: the page's files are these files (the page's commands are checked by
+    tests/test_rules_files.py, the first-hour test)."""
+    from pathlib import Path
+
+    from test_docs_commands import _fenced
+
+    root = Path(__file__).resolve().parent.parent
+    written = {c.argv[1]: c.argv[2] for c in _fenced(root / "docs" / "rules-files.md") if c.argv[0] == "__write__"}
+    for name in ("jacks.toml", "jacks_hooks.py"):
+        assert written[name] == (root / "tests" / "rules" / name).read_text(), name

@@ -6,7 +6,9 @@ from simcore.games.trick.rules import C_RANK, R_PLAYERS, T_BID, T_COUNTER, T_NPL
 
 DOUBLE, JACK, SEVEN = 0, 1, 2  # the [[decision]] tables, in the file's order
 SEVEN_RANK, JACK_RANK = 5, 8  # their places in deck.ranks
-DOUBLED = 0  # the round's counter: the seats that doubled (bit s)
+DOUBLED, NAMED, SWAPPED = 0, 1, 2  # the round's counters: the seats that doubled (bit s), powers used
+EVENTS = [("jack_named_trump", "A jack named trump", "trick"),
+          ("seven_swapped", "A seven swapped a card for the trump card", "trick")]
 
 
 def just_played(table, cards):
@@ -31,8 +33,10 @@ def decision_apply(decision, seat, choice, hands, table, rules, cards, masks):
     elif decision == JACK:
         if choice > 0:
             table[T_TRUMP] = choice - 1
+            table[T_COUNTER + NAMED] += 1
     elif choice != table[T_TRUMP_CARD]:
         exchange_upcard(hands, table, seat, choice)
+        table[T_COUNTER + SWAPPED] += 1
 
 
 def score_round(table, n_tricks, cards, masks, rules, scores):
@@ -40,3 +44,8 @@ def score_round(table, n_tricks, cards, masks, rules, scores):
     for s in range(rules[R_PLAYERS]):
         if (table[T_COUNTER + DOUBLED] >> s) & 1:
             scores[s] = 2 * scores[s] if table[T_BID + s] == table[T_WON + s] else 0
+
+
+def count_events(table, n_tricks, cards, masks, rules, events):
+    events[0] += table[T_COUNTER + NAMED]
+    events[1] += table[T_COUNTER + SWAPPED]
