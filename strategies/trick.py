@@ -35,7 +35,7 @@ from simcore.games.trick.rules import (
     T_SCRATCH, T_VOID, T_WON, TABLE_WIDTH, keep_scores, legal_plays, round_scores, same_team, team_scores, trick_points,
     winner_leads, winner_of_trick,
     AT_AFTER_TRICK, R_DECISIONS, R_DECISION_AT, R_DECISION_WHO, T_DEALER, T_NEXT_LEADER, decision_seat, no_effect,
-    no_options, HANDS_WIDTH, T_KNOWN, T_OUT, WHO_CHANCE, AT_AFTER_CARD, next_in_play, players_in_trick, seat_in_trick,
+    no_options, HANDS_WIDTH, H_STOCK, T_HELD, T_KNOWN, T_OUT, WHO_CHANCE, AT_AFTER_CARD, next_in_play, players_in_trick, seat_in_trick,
 )
 from simcore.rng import mix64
 from simcore.jit import kernel
@@ -412,16 +412,16 @@ def hooked_voids(me, pool, table, cards, masks, rules, ptable, voids):
 
 
 @kernel(globals(), inline="always")
-def decide_at_random(at, leader, winner, ptable, hands, rules, cards, masks, rng):
+def decide_at_random(at, leader, winner, ptable, hands, rules, cards, masks, rng, after):
     """A playout's decisions of the designer's arising ``at`` (after a card: ``winner`` is its
-    player): each seat asked picks an option at random (the playout's own draws); a next leader
-    one names is left in T_NEXT_LEADER."""
+    player), those of the file's order past ``after``: each seat asked picks an option at random
+    (the playout's own draws); a next leader one names is left in T_NEXT_LEADER."""
     n_players = rules[R_PLAYERS]
-    for d in range(rules[R_DECISIONS]):
+    for d in range(after + 1, rules[R_DECISIONS]):
         if rules[R_DECISION_AT + d] != at:
             continue
         if rules[R_DECISION_WHO + d] == WHO_CHANCE:  # the deal's draw, here the playout's own
-            legal = decision_options(d, -1, np.uint64(0), ptable, rules, cards, masks)
+            legal = decision_options(d, -1, hands[H_STOCK], ptable, rules, cards, masks)  # handed the stock
             if legal != 0:
                 decision_apply(d, -1, kth_set_bit(legal, below_local(rng, popcount(legal))), hands, ptable, rules,
                                cards, masks)
@@ -477,12 +477,14 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
             else:
                 c = kth_set_bit(legal, below_local(rng, popcount(legal)))
             hands[seat] &= ~bit(c)
+            if DECIDING:
+                ptable[T_HELD + seat] -= 1
             ptable[T_PLAY + i] = c
             if unbroken >= 0 and (cards[C_SUIT, c] == unbroken or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):
                 ptable[T_BROKEN] = 1
             if DECIDING and after_card:  # a card's power, at random here
                 ptable[T_NPLAYED] = i + 1
-                decide_at_random(AT_AFTER_CARD, leader, seat, ptable, hands, rules, cards, masks, rng)
+                decide_at_random(AT_AFTER_CARD, leader, seat, ptable, hands, rules, cards, masks, rng, -1)
         if DECIDING and after_card:
             trump = ptable[T_TRUMP]
         ptable[T_NPLAYED] = n_in
@@ -506,7 +508,7 @@ def playout(ptable, hands, leader, first, trick, rules, cards, masks, policy, rn
         if DECIDING:
             leader = next_in_play(ptable, leader, n_players)
             if after_trick and t + 1 < rules[R_HAND]:  # the designer's decisions after a trick: at random here
-                decide_at_random(AT_AFTER_TRICK, leader, winner, ptable, hands, rules, cards, masks, rng)
+                decide_at_random(AT_AFTER_TRICK, leader, winner, ptable, hands, rules, cards, masks, rng, -1)
             if 0 <= ptable[T_NEXT_LEADER] < n_players:
                 leader = next_in_play(ptable, ptable[T_NEXT_LEADER], n_players)
             ptable[T_NEXT_LEADER] = -1
@@ -555,11 +557,8 @@ def unseen_cards(seat, hand, seen, table, cards, masks, rules):
     need = np.zeros(n_players, dtype=np.int64)
     voids = np.zeros(n_players, dtype=np.uint64)
     for s in range(n_players):
-        if DECIDING:  # a seat sitting out (from the play's start) holds its hand; a card all know
-            if (table[T_OUT] >> s) & 1 != 0:  # a seat holds (one it took face up) is dealt to it
-                need[s] = rules[R_HAND]
-            else:
-                need[s] = rules[R_HAND] - table[T_TRICK]
+        if DECIDING:  # cards move (moves.py): each seat holds what the table counts, and a card all
+            need[s] = table[T_HELD + s]  # know a seat holds (one it took face up) is dealt to it
             known = np.uint64(table[T_KNOWN + s])
             if s != seat:
                 need[s] -= popcount(known)
@@ -573,9 +572,6 @@ def unseen_cards(seat, hand, seen, table, cards, masks, rules):
             for k in range(16):
                 if (table[T_VOID + s] >> k) & 1 != 0:
                     voids[s] |= masks[M_SUIT + k]
-    if DECIDING:
-        for p in range(n):  # the seats that played to the trick on the table
-            need[seat_in_trick(table, p, n_players)] -= 1
     ptable = np.empty(TABLE_WIDTH, dtype=np.int64)
     if LEGAL_HOOKED:  # the hook's follow rule, asked again (T_VOID follows the printed suits)
         hooked_voids(seat, pool, table, cards, masks, rules, ptable, voids)
@@ -615,7 +611,7 @@ def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, car
     # after a trick the play goes on from the next one, its leader the one the rules name now
     trick = table[T_TRICK] + (1 if at == AT_AFTER_TRICK else 0)
     for _ in range(deals):
-        deal_unseen(pool, need, voids, n_players, deal, rng)
+        stock = deal_unseen(pool, need, voids, n_players, deal, rng)
         if DECIDING:
             add_known(deal, table, n_players)
         deal[seat] = hand
@@ -628,7 +624,11 @@ def decide_by_playouts(params, decision, at, seat, hand, legal, seen, table, car
                 ptable[:] = table
                 for s in range(n_players):
                     hands[s] = deal[s]
+                hands[H_STOCK] = stock  # what this deal leaves undealt: the stock, for a card drawn
                 decision_apply(decision, seat, c, hands, ptable, rules, cards, masks)
+                rng_p[0] = mix64(playout_seed)
+                # the decisions after this one at the same point (the card drawn, the discard ...), at random
+                decide_at_random(at, ptable[T_LEADER], seat, ptable, hands, rules, cards, masks, rng_p, decision)
                 first = 0
                 if at == AT_AFTER_CARD:  # the trick goes on; a next leader named waits for its end
                     leader = table[T_LEADER]
@@ -660,7 +660,7 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
     pool, need, voids, ptable = unseen_cards(seat, hand, seen, table, cards, masks, rules)
     deal, hands, totals, scores, rng_p = playout_scratch()
     for _ in range(np.int64(params[seat, P_DETERMINIZATIONS])):
-        deal_unseen(pool, need, voids, n_players, deal, rng)
+        stock = deal_unseen(pool, need, voids, n_players, deal, rng)
         if DECIDING:
             add_known(deal, table, n_players)
         deal[seat] = hand
@@ -673,7 +673,10 @@ def search_play(params, seat, hand, legal, seen, table, cards, masks, rules, str
                 ptable[:] = table
                 for s in range(n_players):
                     hands[s] = deal[s]
+                hands[H_STOCK] = stock
                 hands[seat] &= ~bit(c)
+                if DECIDING:
+                    ptable[T_HELD + seat] -= 1
                 ptable[T_PLAY + n] = c
                 if rules[R_UNBROKEN] >= 0 and (cards[C_SUIT, c] == rules[R_UNBROKEN]
                                                or (masks[M_BREAKING] >> np.uint64(c)) & np.uint64(1)):

@@ -31,7 +31,7 @@ from simcore.games.trick.rules import (
     AT_AFTER_CARD, AT_AFTER_TRICK, AT_BEFORE_BIDDING, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
     R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
     no_effect, no_options,
-    winner_of_trick, HANDS_WIDTH, R_UPCARD, T_KNOWN, T_OUT, UPCARD_SET_ASIDE, WHO_CHANCE, next_in_play,
+    winner_of_trick, HANDS_WIDTH, H_STOCK, T_HELD, R_UPCARD, T_KNOWN, T_OUT, UPCARD_SET_ASIDE, WHO_CHANCE, next_in_play,
     players_in_trick,
 )
 from simcore.jit import kernel
@@ -126,12 +126,14 @@ def deal_round(streams, rules, deck, hands, table):
             h |= bit(deck[i])
         hands[s] = h
         hands[MAX_PLAYERS + s] = 0  # nothing put out of play yet (moves.py)
+        table[T_HELD + s] = hand_size
     rest = np.uint64(0)
     for i in range(n_players * hand_size, n_cards):
         rest |= bit(deck[i])
     table[T_TRUMP_CARD] = -1
     if rules[R_TRUMP_KIND] == TRUMP_TURNED_UP or rules[R_UPCARD] != 0:
         table[T_TRUMP_CARD] = deck[n_players * hand_size] if aside < 0 else aside
+    hands[H_STOCK] = rest & ~bit(table[T_TRUMP_CARD]) if table[T_TRUMP_CARD] >= 0 else rest
     return rest
 
 
@@ -178,7 +180,7 @@ def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, 
         if rules[R_DECISION_AT + d] != at:
             continue
         if rules[R_DECISION_WHO + d] == WHO_CHANCE:  # drawn from the deal's stream, no seat's choice
-            legal = decision_options(d, -1, np.uint64(0), table, rules, cards, masks)
+            legal = decision_options(d, -1, hands[H_STOCK], table, rules, cards, masks)  # handed the stock
             if legal == 0:
                 continue
             choice = scripted(script, work)
@@ -402,6 +404,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
                 if card < 0 or card >= rules[R_DECK] or (legal >> np.uint64(card)) & np.uint64(1) == 0:
                     return STRATEGY_BROKE_RULES
             hands[seat] &= ~bit(card)
+            table[T_HELD + seat] -= 1
             if DECIDING:
                 table[T_KNOWN + seat] &= ~(np.int64(1) << np.int64(card))
             seen |= bit(card)
@@ -679,9 +682,17 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     if trump_card >= 0:
         seen |= bit(trump_card)
     set_trump(table, round_rules, cards)
+    everything = (bit(rules[R_DECK]) - np.uint64(1)) if rules[R_DECK] < 64 else ~np.uint64(0)
+    hands[H_STOCK] = everything & ~bit(trump_card) if trump_card >= 0 else everything
     for s in range(n_players):
         hands[s] = dealt[s]
         hands[MAX_PLAYERS + s] = 0
+        hands[H_STOCK] &= ~dealt[s]
+        table[T_HELD + s] = 0
+        m = dealt[s]
+        while m != 0:
+            m &= m - np.uint64(1)
+            table[T_HELD + s] += 1
     table[T_PASS_OFFSET] = offset
     work[W_CURSOR] = 0
     for k in range(MAX_PLAYERS * SEAT_COUNTERS):

@@ -14,7 +14,7 @@ Plain Python; the play loop compiles them with the hooks that call them (kernel.
 """
 import numpy as np
 
-from simcore.games.trick.rules import MAX_PLAYERS, T_KNOWN, T_OUT, T_TRUMP_CARD
+from simcore.games.trick.rules import H_STOCK, MAX_PLAYERS, T_HELD, T_KNOWN, T_OUT, T_TRUMP_CARD
 
 
 def take_upcard(hands, table, seat):
@@ -25,6 +25,16 @@ def take_upcard(hands, table, seat):
         return
     hands[seat] |= np.uint64(1) << np.uint64(card)
     table[T_KNOWN + seat] |= np.int64(1) << np.int64(card)
+    table[T_HELD + seat] += 1  # (T_TRUMP_CARD still names the card that was turned up)
+
+
+def draw(hands, table, seat, card):
+    """Seat ``seat`` draws ``card`` from the stock (hands[H_STOCK]): only it sees which card.  The
+    card is a decision of chance's choice (who = "chance": handed the stock as its hand, it draws
+    one of its cards at random), so no player picks the card it draws."""
+    hands[H_STOCK] &= ~(np.uint64(1) << np.uint64(card))
+    hands[seat] |= np.uint64(1) << np.uint64(card)
+    table[T_HELD + seat] += 1
 
 
 def discard(hands, table, seat, card):
@@ -33,6 +43,7 @@ def discard(hands, table, seat, card):
     hands[seat] &= ~(np.uint64(1) << np.uint64(card))
     table[T_KNOWN + seat] &= ~(np.int64(1) << np.int64(card))
     hands[MAX_PLAYERS + seat] |= np.uint64(1) << np.uint64(card)
+    table[T_HELD + seat] -= 1
 
 
 def exchange_upcard(hands, table, seat, card):

@@ -273,6 +273,8 @@ class Round:
         self.out: set[int] = set()  # the seats sitting the round out
         self.known = [set() for _ in range(rules.players)]  # the cards all know each seat holds
         self.put_out = [set() for _ in range(rules.players)]  # the cards each seat put out of play
+        # the undealt cards, face down (a card is drawn from them)
+        self.stock = set(range(len(rules.deck))) - set().union(*self.hands) - {trump_card}
 
     def card(self, i) -> Card:
         return self.rules.deck[i]
@@ -352,6 +354,7 @@ class Round:
         t[tr.T_OUT] = sum(1 << s for s in self.out)
         for s in range(self.rules.players):
             t[tr.T_KNOWN + s] = np.uint64(sum(1 << c for c in self.known[s])).astype(np.int64)
+            t[tr.T_HELD + s] = len(self.hands[s])
         t[tr.T_COUNTER:tr.T_COUNTER + tr.N_TABLE_COUNTERS] = self.counters
         t[tr.T_SEAT_COUNTER:tr.T_SEAT_COUNTER + len(self.seat_counters)] = self.seat_counters
         for i, c in enumerate(played):
@@ -399,7 +402,7 @@ class Round:
         if "legal" in r.hooks:
             rules, deck, masks = r.arrays
             held = sum(1 << c for c in hand)
-            mask = int(r.hooks["legal"](np.uint64(held), self.table(played), rules, deck, masks, first_trick))
+            mask = int(self.asked("legal", np.uint64(held), self.table(played), rules, deck, masks, first_trick))
             legal = {c for c in range(len(r.deck)) if mask >> c & 1}
             if not legal or not legal <= hand:
                 raise BalanceError(f"hook legal gave {sorted(legal)} for the hand {sorted(hand)}")
@@ -458,8 +461,8 @@ class Round:
                 held = 0
                 for c in self.hands[seat]:
                     held |= 1 << c
-                mask = int(r.hooks["decision_options"](d, seat, np.uint64(held), self.table(played), rules, deck,
-                                                       masks))
+                mask = int(self.asked("decision_options", d, seat, np.uint64(held), self.table(played), rules, deck,
+                                      masks))
                 legal = {k for k in range(64) if mask >> k & 1}
                 if not legal:
                     continue
@@ -488,7 +491,8 @@ class Round:
         (none drawn when it offers one); a script gives it like any other choice."""
         r = self.rules
         rules, deck, masks = r.arrays
-        mask = int(r.hooks["decision_options"](d, -1, np.uint64(0), self.table(played), rules, deck, masks))
+        stock = np.uint64(sum(1 << c for c in self.stock))  # a decision of chance is handed the stock
+        mask = int(self.asked("decision_options", d, -1, stock, self.table(played), rules, deck, masks))
         legal = sorted(k for k in range(64) if mask >> k & 1)
         if not legal:
             return
@@ -507,6 +511,18 @@ class Round:
         else:
             choices[name] = choice
 
+    def asked(self, hook: str, *args):
+        """A hook that answers a question (``decision_options``, ``legal``): it may read the table,
+        not change it (only decision_apply carries a choice out); a change is one line naming it."""
+        table = next(a for a in args if isinstance(a, np.ndarray) and a.dtype == np.int64 and a.ndim == 1)
+        before = table.copy()
+        answer = self.rules.hooks[hook](*args)
+        changed = np.flatnonzero(table != before)
+        if changed.size:
+            raise BalanceError(f"hook {hook} changed table[{int(changed[0])}]: only decision_apply may change the "
+                               "table (a question's hook reads it)")
+        return answer
+
     def in_play(self, seat: int) -> int:
         """``seat``, or the first seat after it that does not sit the round out."""
         while seat in self.out:
@@ -521,6 +537,7 @@ class Round:
         for s in range(self.rules.players):
             hands[s] = np.uint64(sum(1 << c for c in self.hands[s]))
             hands[tr.MAX_PLAYERS + s] = np.uint64(sum(1 << c for c in self.put_out[s]))
+        hands[tr.H_STOCK] = np.uint64(sum(1 << c for c in self.stock))
         return hands
 
     def read_back(self, table, hands) -> None:
@@ -535,6 +552,7 @@ class Round:
             known = int(np.int64(table[tr.T_KNOWN + s]).astype(np.uint64))
             self.known[s] = {c for c in range(n) if known >> c & 1}
         self.out = {s for s in range(self.rules.players) if int(table[tr.T_OUT]) >> s & 1}
+        self.stock = {c for c in range(n) if int(hands[tr.H_STOCK]) >> c & 1}
         up = int(table[tr.T_TRUMP_CARD])
         self.trump_card = up if up >= 0 else None
 

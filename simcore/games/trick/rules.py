@@ -38,10 +38,12 @@ strategy may read (T_* slots):
     T_OUT                the seats sitting this round out (bit s = seat s: a lone maker's partner);
                          they play no card, and T_PLAY / K_CARD hold the cards of the seats in play
     T_KNOWN + s          the cards every seat knows seat s holds (a face-up card it took), a mask
+    T_HELD + s           how many cards seat s holds now
 
 A decision's effect (the ``decision_apply`` hook) moves cards only through simcore/games/trick/moves.py,
 which keeps each seat's knowledge: ``hands[MAX_PLAYERS + s]`` holds the cards seat s knows are out of
-play (its own discards), handed to its players with what they have seen and to no other seat's.
+play (its own discards), handed to its players with what they have seen and to no other seat's;
+``hands[H_STOCK]`` the undealt cards face down (the stock), handed to a decision of chance as its hand.
 """
 import numpy as np
 
@@ -120,8 +122,10 @@ SEAT_COUNTERS = 4
 T_SEAT_COUNTER = T_COUNTER + N_TABLE_COUNTERS  # + seat * SEAT_COUNTERS + k: each seat's, kept all game
 T_OUT = T_SEAT_COUNTER + MAX_PLAYERS * SEAT_COUNTERS  # the seats sitting the round out (a mask)
 T_KNOWN = T_OUT + 1  # + seat: the cards every seat knows it holds (a mask, as int64)
-TABLE_WIDTH = T_KNOWN + MAX_PLAYERS
-HANDS_WIDTH = 2 * MAX_PLAYERS  # each seat's hand, then the cards each knows are out of play (moves.py)
+T_HELD = T_KNOWN + MAX_PLAYERS  # + seat: how many cards it holds
+TABLE_WIDTH = T_HELD + MAX_PLAYERS
+H_STOCK = 2 * MAX_PLAYERS  # hands[H_STOCK]: the undealt cards, face down
+HANDS_WIDTH = H_STOCK + 1  # each seat's hand, the cards each knows are out of play (moves.py), the stock
 
 # per-game counters of the rules' events
 C_LEADS_WON, C_TRUMPED, C_REVERSED, C_MOONS, C_EXACT_BIDS, C_ROUNDS, C_TRICKS, C_BIDS, C_CAPPED = range(9)
