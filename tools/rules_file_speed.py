@@ -7,9 +7,10 @@ drift), the rate of each and the paired ratio (min / median / max of 9).
 GAME is one of the seed games a rules file plays:
     bird-weather  examples/games/bird-weather.toml (three hooks) against BIRD & WEATHER with its
                   variant facedown = false, 4 players; games/s (both play 10 tricks a game)
-    ten-tricks    examples/games/ten-tricks-later.toml (three hooks, score_round among them) against
-                  10 TRICKS LATER with swap = false, 4 players; tricks/s, because the two whole games
-                  differ in length (a later round's leader, the round cap: the rules file's header)
+    ten-tricks    examples/games/ten-tricks-later.toml (three hooks, score_round among them, and the
+                  infected-8 swap as three decisions) against 10 TRICKS LATER as published, 4
+                  players; tricks/s, because the two whole games differ in length (a later round's
+                  leader, the round cap: the rules file's header)
 """
 import statistics
 import sys
@@ -24,7 +25,7 @@ from simcore.game import get_game  # noqa: E402
 
 PAIRS = {  # built-in game, its variant, the rules file, the rows' trick count of each (None: a constant)
     "bird-weather": ("bird-weather", {"facedown": False}, "examples/games/bird-weather.toml", None, None),
-    "ten-tricks": ("ten-tricks", {"swap": False}, "examples/games/ten-tricks-later.toml", "tricks", "tricks_played"),
+    "ten-tricks": ("ten-tricks", {}, "examples/games/ten-tricks-later.toml", "tricks", "tricks_played"),
 }
 
 numba.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
