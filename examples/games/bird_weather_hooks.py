@@ -6,10 +6,8 @@ Rules from docs/rules/bird-weather.md (§ = the rulebook's sections).  A card's 
 the ones digits 0..9 (rank index).  Each hook is plain Python in Numba's subset; balance compiles
 it into the play loop, and the reference engine runs it as Python.
 """
-import numpy as np
 
-from simcore.bits import lowest_index
-from simcore.games.trick.rules import C_RANK, C_SUIT, M_SUIT, T_NPLAYED, T_PLAY
+from simcore.games.trick.rules import C_RANK, C_SUIT, M_RANK, M_SUIT, T_NPLAYED, T_PLAY
 
 
 def legal(hand, table, rules, cards, masks, first_trick):
@@ -17,13 +15,7 @@ def legal(hand, table, rules, cards, masks, first_trick):
     if table[T_NPLAYED] == 0:
         return hand
     lead = table[T_PLAY]
-    follows = hand & masks[M_SUIT + cards[C_SUIT, lead]]  # the same weather: a mask of the suit
-    m = hand & ~follows
-    while m != 0:  # the same bird: the other cards in hand, one at a time (lowest first)
-        c = lowest_index(m)
-        m &= m - np.uint64(1)
-        if cards[C_RANK, c] == cards[C_RANK, lead]:
-            follows |= np.uint64(1) << np.uint64(c)
+    follows = hand & (masks[M_SUIT + cards[C_SUIT, lead]] | masks[M_RANK + cards[C_RANK, lead]])  # weather or bird
     return follows if follows != 0 else hand
 
 

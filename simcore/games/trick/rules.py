@@ -15,6 +15,7 @@ order, low rank first (copies side by side); a hand is a uint64 with bit i set f
     masks[M_BREAKING]    cards that break the unbroken suit when played (play.breaking_cards)
     masks[M_ALWAYS_WINS] cards that take the trick whatever else is played (trick.always_wins)
     masks[M_REVERSING]   cards that make the lowest rank win the trick (trick.reverse_if_played)
+    masks[M_RANK + r]    the cards of rank r (a hook's "follow the suit or the rank")
 
 ``rules`` is an int64 vector of the rules in force (R_* slots).  ``table`` is the public state a
 strategy may read (T_* slots):
@@ -66,7 +67,9 @@ M_POINTS = MAX_SUITS
 M_BREAKING = MAX_SUITS + 1
 M_ALWAYS_WINS = MAX_SUITS + 2  # trick.always_wins: the first of them played takes the trick
 M_REVERSING = MAX_SUITS + 3  # trick.reverse_if_played: lowest wins instead of highest (or back)
-N_MASKS = MAX_SUITS + 4
+M_RANK = MAX_SUITS + 4  # + r: the cards of rank r (the r-th of deck.ranks), for a hook's follow rule
+MAX_RANK_MASKS = 64
+N_MASKS = M_RANK + MAX_RANK_MASKS
 
 # rules vector
 (R_PLAYERS, R_DECK, R_HAND, R_SUITS, R_ROUNDS, R_LOWEST_WINS, R_RANDOM_DEALER, R_REVEALED, R_PASS_CARDS,
@@ -526,6 +529,8 @@ def make_setup(spec, players: int) -> Setup:
         value = points.get(name, points.get(suit_names[k], points.get(rank_names[r], 0)))
         cards[C_POINTS, i] = value
         masks[M_SUIT + k] |= np.uint64(1) << np.uint64(i)
+        if r < MAX_RANK_MASKS:
+            masks[M_RANK + r] |= np.uint64(1) << np.uint64(i)
         if value != 0:
             masks[M_POINTS] |= np.uint64(1) << np.uint64(i)
         for key, slot in ((m.play.breaking_cards, M_BREAKING), (m.trick.always_wins, M_ALWAYS_WINS),
