@@ -618,17 +618,17 @@ class Game:
             head += f" - {', '.join(log['strategies'])}"
         return head
 
-    def closing_lines(self, log: dict, note: str = "") -> list[str]:
+    def closing_lines(self, log: dict, note: str = "", first: int = 0) -> list[str]:
         """A log's last lines: every seat's total (``note`` after them), then the winner, or that
-        the scripted tricks stopped before the game ended."""
-        totals = "Totals: " + "  ".join(f"seat {s}: {v}" for s, v in enumerate(log["scores"])) + note
+        the scripted tricks stopped before the game ended; seats numbered from ``first``."""
+        totals = "Totals: " + "  ".join(f"seat {s + first}: {v}" for s, v in enumerate(log["scores"])) + note
         if any(log["shares"]):
-            return [totals, self.winner_line(log["shares"])]
+            return [totals, self.winner_line(log["shares"], first)]
         return [totals, "(the scripted tricks end before the game does)"]
 
     @staticmethod
-    def winner_line(shares) -> str:
+    def winner_line(shares, first: int = 0) -> str:
         """"Winner: seat 2" or "Winner: shared by seats 0, 3" from a log's win shares."""
-        winners = [s for s, x in enumerate(shares) if x > 0]
+        winners = [s + first for s, x in enumerate(shares) if x > 0]
         return "Winner: " + (f"seat {winners[0]}" if len(winners) == 1 else
                              "shared by seats " + ", ".join(map(str, winners)))

@@ -635,3 +635,17 @@ def test_the_card_powers_walkthrough_plays_the_tested_file():
     written = {c.argv[1]: c.argv[2] for c in _fenced(root / "docs" / "rules-files.md") if c.argv[0] == "__write__"}
     for name in ("jacks.toml", "jacks_hooks.py"):
         assert written[name] == (root / "tests" / "rules" / name).read_text(), name
+
+
+def test_a_rules_file_replay_numbers_the_seats_from_one():
+    """`balance replay` of a rules file numbers the seats 1..N, as simulate, report and every other
+    page do (it said seat 0..N-1): the hands, the plays, the trick winners, the totals."""
+    code, out, err = balance("replay", "examples/games/spades.toml", "--index", 3)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [line.split(":")[0].strip() for line in lines if line.startswith("  seat ")] == [
+        "seat 1", "seat 2", "seat 3", "seat 4"]
+    assert "seat 0" not in out and " s0:" not in out and "s4:" in out
+    tricks = [line for line in lines if line.startswith("  trick ")]
+    assert len(tricks) == 13 and all(line.split("-> seat ")[1][0] in "1234" for line in tricks)
+    assert any(line.startswith("Totals: seat 1:") for line in lines)

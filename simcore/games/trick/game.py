@@ -459,7 +459,7 @@ class RulesFileGame(Game, rules=tr):
         lines = [self.log_heading(log)]
         p = log["players"]
         for rnd in log["rounds"]:
-            extra = f", dealer seat {rnd['dealer']}"
+            extra = f", dealer seat {rnd['dealer'] + 1}"  # seats from 1, as every page numbers them
             if rnd["trump_card"]:
                 extra += f", {'upcard' if self.spec.model.deal.upcard else 'trump card'} {rnd['trump_card']}"
             decided = rnd.get("decisions")  # the designer's decisions before the play
@@ -469,18 +469,22 @@ class RulesFileGame(Game, rules=tr):
             lines.append(f"Round {rnd['round'] + 1}{extra}")
             decisions = {d.name: d for d in self.spec.model.decision}
             names = self.setup(p, self.variant()).names if any(d.options == "cards" for d in decisions.values()) else []
+            tricks = [t for t in log["tricks"] if t["round"] == rnd["round"]]
+            playing = {(t["leader"] + i) % p for t in tricks for i, c in enumerate(t["cards"]) if c is not None}
             for s, hand in enumerate(rnd["hands"]):
                 more = f"   passes {' '.join(rnd['passes'][s])}" if rnd["passes"] else ""
+                if tricks and s not in playing:
+                    more += "   sits the round out"
                 bid = f"   bids {rnd['bids'][s]}" if rnd["bids"] else ""
                 for name, choices in (decided or {}).items():
                     if choices[s] is not None:
                         more += f"   {name}: {decisions[name].option_name(choices[s], names)}"
-                lines.append(f"  seat {s}: {' '.join(hand)}{more}{bid}")
-            for t in (t for t in log["tricks"] if t["round"] == rnd["round"]):
-                plays = " ".join(f"s{(t['leader'] + i) % p}:{c}" for i, c in enumerate(t["cards"]) if c is not None)
+                lines.append(f"  seat {s + 1}: {' '.join(hand)}{more}{bid}")
+            for t in tricks:
+                plays = " ".join(f"s{(t['leader'] + i) % p + 1}:{c}" for i, c in enumerate(t["cards"]) if c is not None)
                 points = f", {t['points']} pts" if t["points"] else ""
                 after = "".join(f"; {name}: {decisions[name].option_name(choice, names)}"
                                 for name, choice in t.get("decisions", {}).items() if choice is not None)
-                lines.append(f"  trick {t['trick'] + 1}: {plays:<40} -> seat {t['winner']}{points}{after}")
-        lines += self.closing_lines(log)
+                lines.append(f"  trick {t['trick'] + 1}: {plays:<40} -> seat {t['winner'] + 1}{points}{after}")
+        lines += self.closing_lines(log, first=1)
         return "\n".join(lines)
