@@ -649,3 +649,40 @@ def test_a_rules_file_replay_numbers_the_seats_from_one():
     tricks = [line for line in lines if line.startswith("  trick ")]
     assert len(tricks) == 13 and all(line.split("-> seat ")[1][0] in "1234" for line in tricks)
     assert any(line.startswith("Totals: seat 1:") for line in lines)
+
+
+SHRINKING = "tests/rules/shrinking.toml"
+
+
+def test_a_hand_size_hook_deals_each_round_from_the_scores():
+    """tests/rules/shrinking.toml: the hand_size hook deals 10 cards less one for every 3 points of
+    the best score so far (4 at least); each round plays that many tricks, both engines alike."""
+    game = get_game(SHRINKING)
+    setup = game.setup(4, game.variant())
+    sizes = set()
+    for i, log in enumerate(game.kernel_logs(setup, game.lineup("random", 4), 6, range(60))):
+        expected = game.reference_log(setup, 6, i)
+        assert {k: log[k] for k in expected if k != "game"} == {k: expected[k] for k in expected if k != "game"}
+        totals = [0] * 4
+        for rnd in log["rounds"]:
+            size = max(4, 10 - max(totals) // 3)
+            assert all(len(hand) == size for hand in rnd["hands"]), (i, rnd["round"])
+            tricks = [t for t in log["tricks"] if t["round"] == rnd["round"]]
+            assert len(tricks) == size
+            for t in tricks:
+                totals[t["winner"]] += 1
+            sizes.add(size)
+    assert len(sizes) >= 4, sizes
+
+
+def test_a_hand_size_hook_out_of_range_is_one_line(tmp_path):
+    """A hand_size hook that deals no card, or more than deal.hand_size keeps room for, stops the
+    command with one line naming the hook (the checking run), exit 2."""
+    source = (ROOT / "tests" / "rules" / "shrinking_hooks.py").read_text()
+    (tmp_path / "shrinking.toml").write_text((ROOT / SHRINKING).read_text())
+    for answer, words in (("0", "gave 0 cards for round 1"), ("rules[R_HAND] + 1", "gave 11 cards for round 1")):
+        (tmp_path / "shrinking_hooks.py").write_text(source.replace("return max(4, rules[R_HAND] - best // 3)",
+                                                                     f"return {answer}"))
+        code, out, err = balance("simulate", tmp_path / "shrinking.toml", "-n", 100, "-q")
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "hand_size" in err and words in err, err
+        assert "Traceback" not in err

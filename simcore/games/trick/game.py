@@ -205,6 +205,7 @@ class RulesFileGame(Game, rules=tr):
                 -5: "'trick_winner' gave a position outside the trick",
                 -7: "'legal_bids' gave no bid",
                 -8: "'next_leader' gave no seat of the game",
+                -10: "'hand_size' dealt no card, or more than the round's deal.hand_size",
                 -6: f"a round's score (after 'score_round') is past ±{tr.SCORE_LIMIT // self.spec.model.game.rounds:,}, "
                     "more than the engine keeps"}
         for code, what in said.items():

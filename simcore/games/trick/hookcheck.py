@@ -42,6 +42,7 @@ def argument_types(name: str) -> tuple:
             "legal_bids": (rules, table, types.int64, types.int64, types.int64),
             "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A")),
             "next_leader": (table, types.int64, cards, masks, rules),
+            "hand_size": (types.int64, types.Array(types.int64, 1, "C"), rules),
             "decision_options": (types.int64, types.int64, types.uint64, table, rules, cards, masks),
             "decision_apply": (types.int64, types.int64, types.int64, types.Array(types.uint64, 1, "C"), table, rules,
                                cards, masks)}[name]

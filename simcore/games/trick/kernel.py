@@ -27,7 +27,7 @@ from simcore.games.trick.rules import (
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
-    C_HOOK_EVENTS, count_no_events, rules_of_round, team_scores, trick_points, winner_leads,
+    C_HOOK_EVENTS, count_no_events, dealt_as_keyed, rules_of_round, team_scores, trick_points, winner_leads,
     AT_AFTER_CARD, AT_AFTER_TRICK, AT_BEFORE_BIDDING, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
     R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
     no_effect, no_options,
@@ -59,12 +59,15 @@ trick_points = hooks.get("trick_points", trick_points)
 # `next_leader` (or a decision's T_NEXT_LEADER) no seat, `decision_options` an option the decision lacks
 HOOK_LEGAL_BROKE, HOOK_WINNER_BROKE, HOOK_SCORE_BROKE, HOOK_BIDS_BROKE, HOOK_LEADER_BROKE = -4, -5, -6, -7, -8
 HOOK_OPTIONS_BROKE = -9
+HOOK_SIZE_BROKE = -10  # `hand_size` dealt no card, or more than the round's deal.hand_size
 
 score_round = hooks.get("score_round", keep_scores)
 SCORE_HOOKED = "score_round" in hooks
 legal_bids = hooks.get("legal_bids", legal_bids)
 count_events = hooks.get("count_events", count_no_events)
 next_leader = hooks.get("next_leader", winner_leads)
+hand_size_of = hooks.get("hand_size", dealt_as_keyed)  # a hand that depends on the game so far
+SIZE_HOOKED = "hand_size" in hooks
 decision_options = hooks.get("decision_options", no_options)  # the designer's decisions ([[decision]])
 decision_apply = hooks.get("decision_apply", no_effect)
 DECIDING = "decision_options" in hooks
@@ -561,7 +564,7 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
         table[T_SEAT_COUNTER + k] = 0
     dealer = below(streams, DEAL, n_players) if rules[R_RANDOM_DEALER] != 0 else rules[R_FIRST_DEALER]
     log_row = 0
-    alike = rules[R_ROUNDS_ALIKE] != 0
+    alike = rules[R_ROUNDS_ALIKE] != 0 and not SIZE_HOOKED
     if alike:  # every round plays the game's rules as they are: one copy a game, not a round
         rules_of_round(rules, 0, round_rules)
     for r in range(rules[R_ROUNDS]):
@@ -570,6 +573,11 @@ def play_game(seed, keys, index, rules, cards, masks, strategies, params, stream
         table[T_ROUND] = r
         table[T_DEALER] = dealer
         start_round(table, round_rules, n_players, totals)
+        if SIZE_HOOKED:  # the designer's hand for this round: at most the room deal.hand_size keeps
+            size = hand_size_of(r, totals, round_rules)
+            if size < 1 or size > round_rules[R_HAND]:
+                return HOOK_SIZE_BROKE
+            round_rules[R_HAND] = size
         rest = deal_round(streams, round_rules, deck, hands, table)
         set_trump(table, round_rules, cards)
         seen = np.uint64(0)
@@ -677,6 +685,11 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     table[T_ROUND] = 0
     table[T_DEALER] = dealer
     start_round(table, round_rules, n_players, totals)
+    if SIZE_HOOKED:  # the first round's hand as the hook deals it (the deal given must hold so many)
+        size = hand_size_of(0, totals, round_rules)
+        if size < 1 or size > round_rules[R_HAND]:
+            return HOOK_SIZE_BROKE
+        round_rules[R_HAND] = size
     seen = np.uint64(0)
     table[T_TRUMP_CARD] = trump_card
     if trump_card >= 0:
@@ -714,6 +727,10 @@ def deal_openings(seed, games, rules, hands_out):
     table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
     first = np.zeros(N_RULES, dtype=np.int64)
     rules_of_round(rules, 0, first)  # the first round's hand and trump
+    if SIZE_HOOKED:  # the first round's hand as the hook deals it (no score yet)
+        size = hand_size_of(0, np.zeros(MAX_PLAYERS, dtype=np.int64), first)
+        if 1 <= size <= first[R_HAND]:
+            first[R_HAND] = size
     for k in range(games.shape[0]):
         seed_streams(streams, seed, games[k])
         if rules[R_RANDOM_DEALER] != 0:

@@ -736,7 +736,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
 
     seat_counters = [0] * (MAX_PLAYERS * SEAT_COUNTERS)  # the designer's, kept through the game
     for r in range(game_rules.rounds):
-        rules = game_rules.for_round(r)
+        rules = dealt_by_hook(game_rules.for_round(r), r, totals)
         hands, trump_card = deal(rules, stream)
         direction = "none"
         if rules.pass_cards:
@@ -772,10 +772,32 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     return record
 
 
+def dealt_by_hook(rules: Rules, r: int, totals: list[int]) -> Rules:
+    """The rules of round ``r`` with the hand a ``hand_size`` hook deals (at most the round's
+    deal.hand_size), the scores so far in ``totals``; as they are without the hook."""
+    if "hand_size" not in rules.hooks:
+        return rules
+    import dataclasses
+
+    from simcore.games.trick import rules as tr
+
+    arrays = rules.arrays[0]
+    round_rules = np.zeros_like(arrays)
+    tr.rules_of_round.py_func(arrays, r, round_rules)
+    scores = np.zeros(tr.MAX_PLAYERS, dtype=np.int64)
+    scores[:len(totals)] = totals
+    size = int(rules.hooks["hand_size"](r, scores, round_rules))
+    if not 1 <= size <= rules.hand_size:
+        raise BalanceError(f"hook hand_size gave {size} cards for round {r + 1}: from 1 to that round's "
+                           f"deal.hand_size, {rules.hand_size}")
+    return dataclasses.replace(rules, hand_size=size)
+
+
 def play_round(rules: Rules, hands: list[set[int]], dealer: int, trump_card: int | None, direction: str,
                script, then=None) -> tuple[Round, list[int]]:
     """One round from a given deal with scripted decisions (deck indices for cards, numbers for
     bids): the round and its scores.  A decision the rules refuse raises BalanceError."""
+    rules = dealt_by_hook(rules, 0, [0] * rules.players)
     rnd = Round(rules, hands, dealer, trump_card, direction, Scripted(script, then))
     scores, _, _ = rnd.play()
     return rnd, scores

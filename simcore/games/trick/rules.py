@@ -353,6 +353,12 @@ def rules_of_round(rules, r, out):
 
 
 @kernel(globals(), inline="always")
+def dealt_as_keyed(round_index, totals, rules):
+    """Without a ``hand_size`` hook each round deals its deal.hand_size (0: no change here)."""
+    return 0
+
+
+@kernel(globals(), inline="always")
 def no_options(decision, seat, hand, table, rules, cards, masks):
     """Without decisions of the designer's, none is ever asked."""
     return np.uint64(0)

@@ -600,6 +600,10 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
     "count_events": ("table, n_tricks, cards, masks, rules, events",
                      "nothing: at a round's end it adds to ``events[k]`` how often the k-th event of the "
                      "module's EVENTS happened in the round (its tricks in the table's record)"),
+    "hand_size": ("round, totals, rules",
+                  "how many cards each player is dealt in round ``round`` (from 0), at most that round's "
+                  "deal.hand_size (the most the engine keeps room for), at least 1; ``totals[s]`` is each "
+                  "seat's score so far (a hand that depends on the score)"),
     "legal_bids": ("rules, table, n_players, bids_made, hand_size",
                    "the bids allowed now as a mask (bit b = bid b), ``bids_made`` bids made so far this "
                    "round (the bids in table[T_BID + s], -1 not yet)"),
