@@ -686,3 +686,25 @@ def test_a_hand_size_hook_out_of_range_is_one_line(tmp_path):
         code, out, err = balance("simulate", tmp_path / "shrinking.toml", "-n", 100, "-q")
         assert code == 2 and len(err.strip().splitlines()) == 1 and "hand_size" in err and words in err, err
         assert "Traceback" not in err
+
+
+def test_a_suit_of_hook_makes_the_figures_read_the_bowers():
+    """examples/games/euchre.toml's suit_of hook puts the left bower in trump: "trick won by a
+    trump on another suit's lead" counts a trick the left bower takes on a plain lead, and none
+    where the bower was led into a trump lead (it counted the printed suit before)."""
+    game = get_game(EUCHRE)
+    setup = game.setup(4, game.variant())
+    left = {"C": "JS", "S": "JC", "D": "JH", "H": "JD"}
+    bower_trumps = 0
+    for log in game.kernel_logs(setup, game.lineup("random", 4), 1, range(300)):
+        trump = log["rounds"][0]["trump"][0].upper()
+        effective = lambda card: trump if card == left[trump] else card[1]  # noqa: E731
+        counted = 0
+        for t in log["tricks"]:
+            cards = [c for c in t["cards"] if c is not None]
+            seats = [(t["leader"] + k) % 4 for k, c in enumerate(t["cards"]) if c is not None]
+            won_by = cards[seats.index(t["winner"])]
+            counted += effective(cards[0]) != trump and effective(won_by) == trump
+            bower_trumps += won_by == left[trump] and effective(cards[0]) != trump
+        assert log["counters"]["trumped_tricks"] == counted
+    assert bower_trumps >= 30

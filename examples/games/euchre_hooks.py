@@ -19,7 +19,8 @@ JACK = 2
 
 
 def suit_of(card, trump, cards):
-    """A card's suit in play: the left bower (the other jack of trump's colour) is a trump."""
+    """A card's suit in play: the left bower (the other jack of trump's colour) is a trump (the
+    hook the engine's figures read too: a trick the left bower takes on a plain lead is trumped)."""
     suit = cards[C_SUIT, card]
     if trump >= 0 and cards[C_RANK, card] == JACK and suit == 3 - trump:
         return trump

@@ -43,6 +43,7 @@ def argument_types(name: str) -> tuple:
             "count_events": (table, types.int64, cards, masks, rules, types.Array(types.int64, 1, "A")),
             "next_leader": (table, types.int64, cards, masks, rules),
             "hand_size": (types.int64, types.Array(types.int64, 1, "C"), rules),
+            "suit_of": (types.int64, types.int64, cards),
             "decision_options": (types.int64, types.int64, types.uint64, table, rules, cards, masks),
             "decision_apply": (types.int64, types.int64, types.int64, types.Array(types.uint64, 1, "C"), table, rules,
                                cards, masks)}[name]

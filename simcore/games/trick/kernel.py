@@ -27,7 +27,7 @@ from simcore.games.trick.rules import (
     SCORE_LIMIT, TABLE_WIDTH, TRUMP_BID_WINNER, TRUMP_FIXED, TRUMP_TURNED_UP, T_BID, T_BROKEN, T_DEALER, T_LEADER,
     T_NPLAYED, T_PASS_OFFSET, T_PLAY, T_POINTS, T_RECORD, T_ROUND, T_TOTAL, T_TRICK, T_TRUMP, T_TRUMP_CARD, T_VOID,
     N_RULES, T_WON, bid_winner, keep_scores, legal_bids, legal_plays, match_shares, partners_agree, round_scores,
-    C_HOOK_EVENTS, count_no_events, dealt_as_keyed, rules_of_round, team_scores, trick_points, winner_leads,
+    C_HOOK_EVENTS, count_no_events, dealt_as_keyed, printed_suit, rules_of_round, team_scores, trick_points, winner_leads,
     AT_AFTER_CARD, AT_AFTER_TRICK, AT_BEFORE_BIDDING, AT_BEFORE_PLAY, I_CHOSEN, L_DECIDED, MAX_DECISIONS, R_DECISIONS, R_DECISION_AT,
     R_DECISION_WHO, SEAT_COUNTERS, T_COUNTER, N_TABLE_COUNTERS, T_NEXT_LEADER, T_SEAT_COUNTER, decision_seat,
     no_effect, no_options,
@@ -67,6 +67,7 @@ legal_bids = hooks.get("legal_bids", legal_bids)
 count_events = hooks.get("count_events", count_no_events)
 next_leader = hooks.get("next_leader", winner_leads)
 hand_size_of = hooks.get("hand_size", dealt_as_keyed)  # a hand that depends on the game so far
+suit_in_play = hooks.get("suit_of", printed_suit)  # the suit a card follows and wins as (a bower: trump)
 SIZE_HOOKED = "hand_size" in hooks
 decision_options = hooks.get("decision_options", no_options)  # the designer's decisions ([[decision]])
 decision_apply = hooks.get("decision_apply", no_effect)
@@ -413,7 +414,7 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
             seen |= bit(card)
             trick_cards |= bit(card)
             table[T_PLAY + i] = card
-            suit = cards[C_SUIT, card]
+            suit = suit_in_play(card, trump, cards)
             if i == 0:
                 lead_suit = suit
             elif suit != lead_suit:
@@ -457,7 +458,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
         counters[C_LEADS_WON] += win_pos == 0
         counters[C_TRICKS] += 1
         counters[C_REVERSED] += trick_cards & masks[M_REVERSING] != 0
-        counters[C_TRUMPED] += trump >= 0 and lead_suit != trump and cards[C_SUIT, table[T_PLAY + win_pos]] == trump
+        counters[C_TRUMPED] += (trump >= 0 and suit_in_play(table[T_PLAY], trump, cards) != trump
+                                and suit_in_play(table[T_PLAY + win_pos], trump, cards) == trump)
         last_row = -1  # the log row of this trick (logged games)
         if log_row < log.shape[0]:
             last_row = log_row

@@ -511,6 +511,15 @@ class Round:
         else:
             choices[name] = choice
 
+    def suit_of(self, c: int) -> str:
+        """The suit card ``c`` follows and wins as: the ``suit_of`` hook's (a bower belongs to
+        trump), else the printed one."""
+        r = self.rules
+        if "suit_of" not in r.hooks:
+            return self.card(c).suit
+        trump = r.suits.index(self.trump) if self.trump is not None else -1
+        return r.suits[int(r.hooks["suit_of"](c, trump, r.arrays[1]))]
+
     def asked(self, hook: str, *args):
         """A hook that answers a question (``decision_options``, ``legal``): it may read the table,
         not change it (only decision_apply carries a choice out); a change is one line naming it."""
@@ -597,8 +606,8 @@ class Round:
                 points = int(r.hooks["trick_points"](self.table(played), len(played), deck, masks, rules))
             else:
                 points = sum(self.card(c).points for c in played)
-            led = self.card(played[0]).suit
-            if self.trump is not None and led != self.trump and self.card(played[position]).suit == self.trump:
+            if self.trump is not None and self.suit_of(played[0]) != self.trump and \
+                    self.suit_of(played[position]) == self.trump:
                 self.trumped += 1
             self.reversed += any(self.card(c).named(r.reverse_if_played) for c in played)
             self.won[winner] += 1

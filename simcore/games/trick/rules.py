@@ -353,6 +353,12 @@ def rules_of_round(rules, r, out):
 
 
 @kernel(globals(), inline="always")
+def printed_suit(card, trump, cards):
+    """Without a ``suit_of`` hook a card belongs to the suit printed on it."""
+    return cards[C_SUIT, card]
+
+
+@kernel(globals(), inline="always")
 def dealt_as_keyed(round_index, totals, rules):
     """Without a ``hand_size`` hook each round deals its deal.hand_size (0: no change here)."""
     return 0

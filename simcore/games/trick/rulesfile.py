@@ -600,6 +600,9 @@ HOOKS = {  # name -> the arguments the play loop calls it with, and what it retu
     "count_events": ("table, n_tricks, cards, masks, rules, events",
                      "nothing: at a round's end it adds to ``events[k]`` how often the k-th event of the "
                      "module's EVENTS happened in the round (its tricks in the table's record)"),
+    "suit_of": ("card, trump, cards",
+                "the suit (an index) card ``card`` belongs to in play, trump ``trump`` (-1: none): a bower "
+                "that belongs to trump; the engine counts voids and tricks won by a trump by it"),
     "hand_size": ("round, totals, rules",
                   "how many cards each player is dealt in round ``round`` (from 0), at most that round's "
                   "deal.hand_size (the most the engine keeps room for), at least 1; ``totals[s]`` is each "
