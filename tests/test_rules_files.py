@@ -428,6 +428,11 @@ def _swap_script(rnd, hands, index, players):
     return script
 
 
+def _line(source: str, text: str) -> int:
+    """The line of ``source`` where ``text`` first appears (from 1)."""
+    return source[:source.index(text)].count("\n") + 1
+
+
 def test_hooks_that_break_the_rules_get_one_line(tmp_path):
     """A hook with the wrong arguments, a module that does not load, and a hook whose answer is
     impossible (here `legal` offers a card the seat does not hold) stop the command with one line
@@ -447,16 +452,19 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
                          "my_hooks.py: hook legal gave"),
         # what Numba refuses: one line naming the hook, its line and the reason (it was Numba's
         # traceback of 81 lines, 185 for a dict, or one blaming the engine's own game_buffers)
-        "unknown name": (hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
-                                       "    if table[T_NPLAYED] == 0:\n        return hand + undefined_thing", 1),
-                         "my_hooks.py, legal, line 18: does not compile: unknown name 'undefined_thing'"),
+        "unknown name": (unknown := hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
+                                                  "    if table[T_NPLAYED] == 0:\n        return hand + undefined_thing", 1),
+                         f"my_hooks.py, legal, line {_line(unknown, 'undefined_thing')}: does not compile: unknown "
+                         "name 'undefined_thing'"),
         "a dict": (hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
                                  "    seen = {'a': 1}\n    if table[T_NPLAYED] == 0:\n        return hand", 1),
                    "my_hooks.py, legal: does not compile: it makes an array, list or dict"),
-        "an allocation": (hooks.replace("    if table[T_NPLAYED] == 0:\n        return hand",
-                                        "    z = np.zeros(3, dtype=np.int64)\n    if table[T_NPLAYED] == 0:\n"
-                                        "        return hand + np.uint64(z[0])", 1),
-                          "my_hooks.py, legal, line 17: does not compile: it makes an array, list or dict"),
+        "an allocation": (allocating := "import numpy as np\n" + hooks.replace(
+                              "    if table[T_NPLAYED] == 0:\n        return hand",
+                              "    z = np.zeros(3, dtype=np.int64)\n    if table[T_NPLAYED] == 0:\n"
+                              "        return hand + np.uint64(z[0])", 1),
+                          f"my_hooks.py, legal, line {_line(allocating, 'np.zeros')}: does not compile: it makes an "
+                          "array, list or dict"),
         "a text answer": (hooks.replace("def trick_points(table, n_played, cards, masks, rules):\n    return",
                                         "def trick_points(table, n_played, cards, masks, rules):\n    return 'x' or"),
                           "my_hooks.py, trick_points: returns Literal[str](x), not a whole number"),
@@ -464,7 +472,8 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
         # checking run (the reference engine plays the hooks as Python)
         "index out of bounds": (hooks.replace("    lead = table[T_PLAY]\n",
                                               "    lead = table[T_PLAY]\n    lead += cards[0, 1000 * table[T_NPLAYED]] * 0\n", 1),
-                                "my_hooks.py, legal, line 20: an index out of bounds"),
+                                f"my_hooks.py, legal, line {_line(hooks, '    lead = table[T_PLAY]') + 1}: an index out of "
+                                "bounds"),
     }
     for case, (source, message) in cases.items():
         (tmp_path / "my_hooks.py").write_text(source)
