@@ -14,6 +14,11 @@ from simcore.games.trick.moves import discard, sit_out, take_upcard
 from simcore.games.trick.rules import C_RANK, C_SUIT, M_SUIT, T_COUNTER, T_DEALER, T_NPLAYED, T_PLAY, T_TRUMP, T_TRUMP_CARD, T_WON
 
 CALLED, MAKER, ORDERED, ALONE = 0, 1, 2, 3
+# what the pages count, a round each (count_events)
+EVENTS = [("ordered_up", "Trump ordered up in the first round", "round"),
+          ("alone", "The maker went alone", "round"),
+          ("euchred", "The makers euchred (fewer than three tricks)", "round"),
+          ("march", "The makers took all five tricks", "round")]
 ORDER, DISCARD, CALL, GO_ALONE = 0, 1, 2, 3  # the file's [[decision]] tables, in order
 JACK = 2
 
@@ -132,3 +137,14 @@ def score_round(table, n_tricks, cards, masks, rules, scores):
         points = -2
     for s in range(4):
         scores[s] = points if s % 2 == maker % 2 else -points
+
+
+def count_events(table, n_tricks, cards, masks, rules, events):
+    if table[T_COUNTER + CALLED] == 0:
+        return
+    maker = table[T_COUNTER + MAKER]
+    made = table[T_WON + maker] + table[T_WON + (maker + 2) % 4]
+    events[0] += table[T_COUNTER + ORDERED]
+    events[1] += table[T_COUNTER + ALONE]
+    events[2] += made < 3
+    events[3] += made == 5
