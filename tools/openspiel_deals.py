@@ -118,6 +118,16 @@ def check(cond, msg):
         raise AssertionError(msg)
 
 
+def trick_won(s, computed, deal_index):
+    """A trick's winner: OpenSpiel's own (the next player) while the game goes on, checked against
+    ``computed`` (the rule as the notes say it); after the last trick ``computed``, which each game
+    checks against OpenSpiel's totals or returns."""
+    if s.is_terminal():
+        return computed
+    check(s.current_player() == computed, "deal %d: rule/OpenSpiel winner mismatch" % deal_index)
+    return s.current_player()
+
+
 # ---------------------------------------------------------------- hearts ---
 
 _H_HAND_ROW = re.compile(r"^\s{8}([CDHS]) ?([2-9TJQKA]*)\s*$")
@@ -221,13 +231,7 @@ def play_hearts(game, rng, deal_index, verify):
         trick["cards"].append(c)
         s.apply_action(a)
         if len(trick["cards"]) == HEARTS_PLAYERS:
-            computed = winner_no_trump(trick["leader"], trick["cards"], 4)
-            if not s.is_terminal():
-                trick["winner"] = s.current_player()    # OpenSpiel's winner
-                check(trick["winner"] == computed,
-                      "deal %d: rule/OpenSpiel winner mismatch" % deal_index)
-            else:
-                trick["winner"] = computed              # checked below
+            trick["winner"] = trick_won(s, winner_no_trump(trick["leader"], trick["cards"], 4), deal_index)
             plays.append(trick)
             trick = None
 
@@ -484,11 +488,7 @@ def play_spades(game, rng, deal_index, verify):
         s.apply_action(a)
         if len(trick["cards"]) == SPADES_PLAYERS:
             computed = winner_trump(trick["leader"], trick["cards"], "S", SPADES_PLAYERS)
-            if not s.is_terminal():
-                trick["winner"] = s.current_player()    # OpenSpiel's winner
-                check(trick["winner"] == computed, "deal %d: rule/OpenSpiel winner mismatch" % deal_index)
-            else:
-                trick["winner"] = computed              # checked by the returns below
+            trick["winner"] = trick_won(s, computed, deal_index)  # the last: checked by the returns
             plays.append(trick)
             trick = None
     return {
@@ -645,13 +645,7 @@ def play_euchre(game, rng, deal_index, verify):
         trick["seats"].append(p)
         s.apply_action(a)
         if len(trick["cards"]) == (3 if alone else 4):
-            computed = winner_euchre(trick["seats"], trick["cards"], trump)
-            if not s.is_terminal():
-                trick["winner"] = s.current_player()      # OpenSpiel's winner
-                check(trick["winner"] == computed,
-                      "deal %d: rule/OpenSpiel winner mismatch" % deal_index)
-            else:
-                trick["winner"] = computed                # checked below
+            trick["winner"] = trick_won(s, winner_euchre(trick["seats"], trick["cards"], trump), deal_index)
             plays.append(trick)
             trick = None
 

@@ -225,6 +225,17 @@ def decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, 
     return FINISHED
 
 
+@kernel(globals(), inline="always")
+def decide_afresh(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, strategies, params, streams,
+                  seat_streams, script, work):
+    """``decide`` for the decisions after a card or a trick, their choices kept in work[W_CHOSEN:]
+    from none."""
+    for k in range(MAX_DECISIONS * MAX_PLAYERS):
+        work[W_CHOSEN + k] = -1
+    return decide(at, dealer, leader, winner, table, hands, seen, rules, cards, masks, strategies, params, streams,
+                  seat_streams, script, work, work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+
+
 @kernel(globals(), refcounts=False)
 def play_round(table, hands, seen, rules, cards, masks, strategies, params, streams, seat_streams, counters, script,
                work, log, log_row, infos, r):
@@ -423,11 +434,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
                 table[T_BROKEN] = 1
             if DECIDING and after_card:  # the designer's decisions after a card (a card power)
                 table[T_NPLAYED] = i + 1
-                for k in range(MAX_DECISIONS * MAX_PLAYERS):
-                    work[W_CHOSEN + k] = -1
-                status = decide(AT_AFTER_CARD, dealer, leader, seat, table, hands, seen, rules, cards, masks,
-                                strategies, params, streams, seat_streams, script, work,
-                                work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+                status = decide_afresh(AT_AFTER_CARD, dealer, leader, seat, table, hands, seen, rules, cards, masks,
+                                       strategies, params, streams, seat_streams, script, work)
                 if status != FINISHED:
                     return status
                 for k in range(MAX_DECISIONS * MAX_PLAYERS):
@@ -488,11 +496,8 @@ def play_round(table, hands, seen, rules, cards, masks, strategies, params, stre
         if DECIDING:
             leader = next_in_play(table, leader, n_players)
         if DECIDING and after_trick and trick + 1 < hand_size:  # the designer's decisions after a trick (a card power ...)
-            for i in range(MAX_DECISIONS * MAX_PLAYERS):
-                work[W_CHOSEN + i] = -1
-            status = decide(AT_AFTER_TRICK, dealer, leader, winner, table, hands, seen, rules, cards, masks,
-                            strategies, params, streams, seat_streams, script, work,
-                            work[W_CHOSEN:W_CHOSEN + MAX_DECISIONS * MAX_PLAYERS])
+            status = decide_afresh(AT_AFTER_TRICK, dealer, leader, winner, table, hands, seen, rules, cards, masks,
+                                   strategies, params, streams, seat_streams, script, work)
             if status != FINISHED:
                 return status
             if last_row >= 0:
