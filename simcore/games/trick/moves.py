@@ -68,18 +68,3 @@ def sit_out(table, seat):
 def sits_out(table, seat):
     """True when seat ``seat`` sits this round out."""
     return (table[T_OUT] >> np.int64(seat)) & np.int64(1) != 0
-
-
-def seat_of_card(table, leader, position, n_players):
-    """The seat that played the trick's card at ``position`` (0 = the lead), the seats sitting out
-    skipped."""
-    seat = leader
-    k = 0
-    while True:
-        if (table[T_OUT] >> np.int64(seat)) & np.int64(1) == 0:
-            if k == position:
-                return seat
-            k += 1
-        seat += 1
-        if seat >= n_players:
-            seat -= n_players
