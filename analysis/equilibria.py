@@ -63,11 +63,23 @@ def _multinomial(key: bytes, n_rows: int, others: int, actions: int) -> tuple[np
     return _MULTINOMIAL[(key, actions)]
 
 
+def round_points(setup, trap: int, declarations: np.ndarray, dice_index: np.ndarray, seed: int,
+                 points: np.ndarray) -> None:
+    """The compiled ``round_points`` (one round per row of ``declarations``, simcore/games/sky_city/
+    kernel.py) on the run's threads: each row depends only on its declarations and its dice."""
+    from simcore.games.sky_city.kernel import round_points as rounds_of
+    from simcore.threads import share_out
+
+    def share(first: int, last: int, into: tuple) -> None:
+        rounds_of(setup.rules, setup.codes, setup.trap_ids, setup.odds, trap, declarations, dice_index, seed, first,
+                  last, *into)
+
+    share_out(share, len(declarations), (points,))
+
+
 def payoff_table(setup, trap: int, rounds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(means[a, j], profile rows): the first seat's mean points declaring a while the others
     declare multiset j, over ``rounds`` rounds of trap row ``trap`` (the same dice in every cell)."""
-    import simcore.games.sky_city.kernel as kernel
-
     actions, players = setup.dice_per_player + 1, setup.players
     rows = profiles(actions, players - 1)
     cells = actions * len(rows)
@@ -79,8 +91,7 @@ def payoff_table(setup, trap: int, rounds: int, seed: int) -> tuple[np.ndarray, 
             declarations[block, 1:] = row
     dice_index = np.tile(np.arange(rounds, dtype=np.int64), cells)
     points = np.zeros((len(declarations), players), dtype=np.int64)
-    kernel.round_points(setup.rules, setup.codes, setup.trap_ids, setup.odds, trap, declarations, dice_index, seed,
-                        points)
+    round_points(setup, trap, declarations, dice_index, seed, points)
     return points[:, 0].reshape(actions, len(rows), rounds).mean(axis=2), rows
 
 
@@ -100,8 +111,6 @@ def solve(means: np.ndarray, rows: np.ndarray, iterations: int = ITERATIONS) -> 
 def deviation_points(setup, trap: int, sigma: np.ndarray, rounds: int, seed: int) -> np.ndarray:
     """points[r, a]: the first seat's points in round r declaring a, the others declaring by
     sigma (drawn once per round, the same for every a), the dice of round r the same for every a."""
-    import simcore.games.sky_city.kernel as kernel
-
     actions, players = setup.dice_per_player + 1, setup.players
     others = np.random.default_rng([seed, trap]).choice(actions, size=(rounds, players - 1), p=sigma / sigma.sum())
     declarations = np.empty((rounds * actions, players), dtype=np.int64)
@@ -109,8 +118,7 @@ def deviation_points(setup, trap: int, sigma: np.ndarray, rounds: int, seed: int
     declarations[:, 1:] = np.repeat(others, actions, axis=0)
     dice_index = np.repeat(np.arange(rounds, dtype=np.int64), actions)
     points = np.zeros((len(declarations), players), dtype=np.int64)
-    kernel.round_points(setup.rules, setup.codes, setup.trap_ids, setup.odds, trap, declarations, dice_index, seed,
-                        points)
+    round_points(setup, trap, declarations, dice_index, seed, points)
     return points[:, 0].reshape(rounds, actions).astype(np.float64)
 
 

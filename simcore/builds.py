@@ -19,7 +19,7 @@ random seats without plug-ins; any other line-up gets the stock module.
 
 The random strategies module also says ``RANDOM_ONLY = True``.  A play loop with a branch of its
 own for all-random seats (TriATri, Chimera Tricks) tests that constant first, and Numba prunes
-the other branch before it inlines ``play_game`` into the parallel loop: half the compile.  Where
+the other branch before it inlines ``play_game`` into the play loop: half the compile.  Where
 the all-random branch leaves a rule out (Chimera's withheld card), ``Game.random_build_plays``
 sends those rules to the stock loop."""
 from __future__ import annotations

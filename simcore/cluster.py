@@ -62,7 +62,6 @@ def make_job(game, setup, lineup, seed: int, threads: int | None, folder=None, r
 
 _PREPARED: dict[str, tuple] = {}  # job key -> (game, lineup), in a worker process
 _PREPARING = threading.Lock()  # a worker's task threads build a line-up once
-_ONE_AT_A_TIME = threading.Lock()  # one range at a time where compiled loops may not run side by side
 
 
 def worker_fingerprint() -> str:
@@ -108,13 +107,12 @@ def play_range(job: Job, start: int, n: int):
         game, lineup = _prepared(job)
     threads = min(job.threads or 1, numba.config.NUMBA_NUM_THREADS)
     folder = job.folder if job.folder is not None and Path(job.folder).is_dir() else None
-    with contextlib.nullcontext() if side_by_side_safe() else _ONE_AT_A_TIME:
-        try:
-            return play_chunk(game, job.setup, lineup, job.seed, start, n, threads, folder, job.reduce)
-        except OSError as exc:
-            from simcore.outputs import write_failure
+    try:
+        return play_chunk(game, job.setup, lineup, job.seed, start, n, threads, folder, job.reduce)
+    except OSError as exc:
+        from simcore.outputs import write_failure
 
-            raise write_failure(Path(job.folder), exc) from None
+        raise write_failure(Path(job.folder), exc) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,9 +141,7 @@ class LocalExecutor:
 
         threads = numba.get_num_threads() if threads is None else threads
         ranges = even_pieces(list(ranges), threads)
-        side = max(1, min(threads, len(ranges)))
-        if side > 1 and not side_by_side_safe():
-            side = 1
+        side = max(1, min(threads, len(ranges)))  # the loops hold no lock and no parallel region: any number at once
         each = max(1, threads // side)  # the compiled loop's threads per chunk
         stopped = threading.Event()  # a chunk failed, or the run stops: start no other
 
@@ -194,19 +190,6 @@ def even_pieces(ranges: list[tuple[int, int]], threads: int) -> list[tuple[int, 
     total = sum(n for _, n in ranges)
     piece = max(MIN_PIECE, -(-total // (PIECES_A_THREAD * threads)))
     return [(at, min(piece, start + n - at)) for start, n in ranges for at in range(start, start + n, piece)]
-
-
-def side_by_side_safe() -> bool:
-    """Whether compiled loops may run on several threads at once: Numba's OpenMP and TBB layers
-    allow it; its own workqueue layer (where neither library is installed) stops the process."""
-    import numba
-    from numba.np.ufunc import parallel
-
-    try:
-        parallel._launch_threads()  # chooses the layer, as the first parallel loop would (once a process)
-        return numba.threading_layer() in ("omp", "tbb")
-    except (ValueError, ImportError, AttributeError):
-        return False
 
 
 def play_chunk(game, setup, lineup, seed: int, start: int, n: int, threads: int, folder=None, reduce=None):

@@ -349,9 +349,9 @@ class Game:
 
     def run_chunk(self, setup, lineup: Lineup, seed: int, start: int, n: int) -> dict[str, np.ndarray]:
         """Games start..start+n-1 of run ``seed`` as Parquet columns: ``game``, then the record's
-        blocks.  The compiled ``run_chunk(seed, keys, start, n, *kernel_inputs, ids, params,
-        *outputs, status)`` fills the outputs (``keys = seat_keys(seed)`` seeds the seats' own
-        PLAY streams, simcore/rng.py); a plug-in's illegal move stops the run with one line."""
+        blocks.  The compiled ``run_chunk`` fills the outputs and a status a game (``play_chunk``;
+        ``keys = seat_keys(seed)`` seeds the seats' own PLAY streams, simcore/rng.py); a
+        plug-in's illegal move stops the run with one line."""
         from simcore.rng import seat_keys  # here: importing this module does not load Numba
 
         keep_freed_pages()
@@ -361,7 +361,7 @@ class Game:
             lineup = dataclasses.replace(lineup, kernels=importlib.import_module(self.kernels_module))
         outputs = self.chunk_outputs(setup, n)
         status = np.empty(n, dtype=np.int8)
-        self.play_chunk(lineup, seed, seat_keys(seed), start, n, self.kernel_inputs(setup), outputs, status)
+        self.play_chunk(lineup, seed, seat_keys(seed), start, n, self.kernel_inputs(setup), (*outputs, status))
         self.check_status(status, lineup, start, seed)
         return self.rows(start, n, self.record(setup, *outputs))
 
@@ -372,11 +372,23 @@ class Game:
         withheld by ``cards --cause``)."""
         return True
 
-    def play_chunk(self, lineup: Lineup, seed: int, keys, start: int, n: int, inputs: tuple, outputs: tuple,
-                   status: np.ndarray) -> None:
-        """The compiled run_chunk on games start..start+n-1, into ``outputs`` and ``status``
-        (threads: its own ``prange``)."""
-        lineup.kernels.run_chunk(seed, keys, start, n, *inputs, lineup.ids, lineup.params, *outputs, status)
+    tally_outputs: tuple[int, ...] = ()
+    """Which of ``chunk_outputs`` are tallies summed over the chunk's games rather than one row a
+    game (simcore/threads.py gives each thread its own)."""
+
+    def play_chunk(self, lineup: Lineup, seed: int, keys, start: int, n: int, inputs: tuple,
+                   outputs: tuple) -> None:
+        """The compiled ``run_chunk(seed, keys, start, first, last, *inputs, ids, params, *outputs)``
+        (one thread's loop: games start+first..start+last-1 into rows first..last-1 of the
+        outputs) on games start..start+n-1, shared among ``--threads`` threads (simcore/threads.py)."""
+        from simcore.threads import share_out
+
+        run = lineup.kernels.run_chunk
+
+        def share(first: int, last: int, into: tuple) -> None:
+            run(seed, keys, start, first, last, *inputs, lineup.ids, lineup.params, *into)
+
+        share_out(share, n, outputs, self.tally_outputs)
 
     @staticmethod
     def rows(start: int, n: int, blocks) -> dict[str, np.ndarray]:

@@ -1,13 +1,12 @@
-"""What every game's compiled play loop shares: the parallel block size, the game statuses the
-driver reads, and the script cursor of scenario replays (``balance play``).
+"""What every game's compiled play loop shares: the game statuses the driver reads, the script
+cursor of scenario replays (``balance play``) and the withholding of cards (``cards --cause``).
+A chunk's games are shared among threads by simcore/threads.py.
 
 A scenario replays a list of decisions; a game's loop asks ``scripted`` before its strategy.
-The cursor lives in slot 0 of the loop's per-block ``work`` array (no allocation per game)."""
+The cursor lives in slot 0 of the loop's per-thread ``work`` array (no allocation per game)."""
 import numpy as np
 
 from simcore.jit import kernel
-
-BLOCK = 256  # games per parallel work item; per-block scratch keeps the game loop allocation-free
 
 # a game's status: finished, a strategy broke the rules (only a plug-in can: the check is one
 # bit test per decision), a scenario's script ended before the game did, or (>= 0) the scripted

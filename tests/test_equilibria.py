@@ -33,7 +33,7 @@ def test_a_lone_roller_scores_what_the_exact_odds_say(setup4):
     """One seat declares k, the rest 0: it is the first group, so it scores k unless the trap fires
     on its k fresh dice; then each 0-declarer scores the zero bonus (3).  Mean points against
     the exact odds, within 4 standard errors over 40,000 rounds."""
-    import simcore.games.sky_city.kernel as kernel
+    from analysis.equilibria import round_points
 
     rounds = 40_000
     for trap in (0, 5, 19):
@@ -41,8 +41,7 @@ def test_a_lone_roller_scores_what_the_exact_odds_say(setup4):
             declarations = np.zeros((rounds, 4), dtype=np.int64)
             declarations[:, 0] = k
             points = np.zeros((rounds, 4), dtype=np.int64)
-            kernel.round_points(setup4.rules, setup4.codes, setup4.trap_ids, setup4.odds, trap, declarations,
-                                np.arange(rounds, dtype=np.int64), 11, points)
+            round_points(setup4, trap, declarations, np.arange(rounds, dtype=np.int64), 11, points)
             fires = setup4.odds[trap, k]
             assert set(np.unique(points[:, 0])) <= {0, k}
             assert np.all((points[:, 0] == 0) == (points[:, 1] == 3))  # the bonus exactly when it fired
@@ -51,12 +50,12 @@ def test_a_lone_roller_scores_what_the_exact_odds_say(setup4):
 
 
 def test_same_dice_index_same_dice(setup4):
-    import simcore.games.sky_city.kernel as kernel
+    from analysis.equilibria import round_points
 
     declarations = np.array([[3, 2, 2, 0]] * 5 + [[3, 2, 2, 0]] * 5, dtype=np.int64)
     index = np.array([7, 8, 9, 10, 11] * 2, dtype=np.int64)
     points = np.zeros((10, 4), dtype=np.int64)
-    kernel.round_points(setup4.rules, setup4.codes, setup4.trap_ids, setup4.odds, 3, declarations, index, 2, points)
+    round_points(setup4, 3, declarations, index, 2, points)
     assert np.array_equal(points[:5], points[5:])
 
 

@@ -8,7 +8,7 @@ playing:
 * no card is created or lost, every play is legal, every trick is judged and scored by the rules,
   scores/shares/counters are what the tricks add up to;
 * a game is a pure function of (seed, index), and the deal does not depend on the line-up;
-* the parallel chunk runner writes the same rows as the logged games;
+* the chunk runner (its games shared among threads) writes the same rows as the logged games;
 * the compiled and reference engines agree on random variants.
 
 ``DealMachine`` is a Hypothesis state machine: it deals a random position and lets Hypothesis
@@ -268,7 +268,7 @@ def test_compiled_games_are_reproducible_and_share_their_deals(game, data):
 @settings(max_examples=30, **FAST)
 @given(games(), st.integers(0, 2**40), st.integers(1, 2 * 256 + 10))
 def test_chunk_rows_match_the_logged_games(game, start, n_games):
-    """run_chunk (parallel, blocks of 256 games) writes each game's scores, compiled shares,
+    """run_chunk (shared among threads, 256 games or more a share) writes each game's scores, compiled shares,
     counters and first-deal hands exactly as the logged game shows them."""
     setup, names, seed, _ = game
     seats = lineup(setup, names)

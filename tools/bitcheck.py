@@ -7,7 +7,7 @@ A restructuring must leave every result bit-identical (CONTRIBUTING.md). Run thi
     python tools/bitcheck.py --out /tmp/after.json --compare /tmp/before.json
 
 Line-ups: every game at every player count with every seat one built-in strategy (the search
-players with fewer games: they are slow), plus one mixed line-up per player count (the game's
+players with fewer games: they are slow; ``--rules-files`` adds examples/games/*.toml), plus one mixed line-up per player count (the game's
 strong player in seat 1, random elsewhere). Each plays ``--games`` games of seed ``--seed`` on two
 threads in chunks of ``--chunk`` games, so chunk boundaries and threads are crossed. A variant
 (``--set game:key=value``, repeatable) plays that game's line-ups under it, e.g. to hold a new
@@ -37,7 +37,7 @@ def lineups(game) -> list[tuple[int, str, int]]:
     """(players, strategies, games share) for every line-up checked: search players play 1/20."""
     module = game.strategy_module()
     out = []
-    for players in game.rules.PLAYER_COUNTS:
+    for players in game.player_counts:
         for name in module.BUILTIN:
             if name == "fixed":
                 continue  # fixed:K needs its K; cautious and the others carry defaults
@@ -57,6 +57,8 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=1000)
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     parser.add_argument("--set", action="append", default=[], help="GAME:KEY=VALUE variant setting (TOML value)")
+    parser.add_argument("--rules-files", action="store_true",
+                        help="the rules files of examples/games/ as well (every player count, every built-in player)")
     parser.add_argument("--files", action="store_true",
                         help="write each run to disk (simcore.run's out) and hash the rows read back from it")
     args = parser.parse_args()
@@ -73,7 +75,10 @@ def main() -> None:
         key, _, value = assignment.partition("=")
         settings.setdefault(game, {})[key] = tomllib.loads(f"v = {value}")["v"]
     hashes = {}
-    for name in args.game or sorted(GAMES):
+    names = list(args.game or sorted(GAMES))
+    if args.rules_files:
+        names += sorted(str(path) for path in Path("examples/games").glob("*.toml"))
+    for name in names:
         game = get_game(name)
         for players, strategies, share in lineups(game):
             started = time.perf_counter()

@@ -1,7 +1,6 @@
 """High Card's compiled play loop (the game's own deal, legal moves, step and scoring).  The
 engine around it (chunks, threads, records, Parquet, replays) is the shared one."""
 import numpy as np
-from numba import prange
 
 from high_card.rules import (
     L_CARD, L_LEADER, L_WINNER, MAX_PLAYERS, N_COUNTERS, R_CARDS, R_HAND, R_PLAYERS, T_BEST, T_LEADER, T_SCORE,
@@ -10,7 +9,7 @@ from high_card.rules import (
 from simcore.bits import bit
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, below, seed_seats, seed_streams
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)
@@ -68,31 +67,30 @@ def play_game(seed, keys, index, rules, strategies, params, streams, seat_stream
     return FINISHED
 
 
-@kernel(globals(), parallel=True)
-def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+@kernel(globals(), nogil=True)
+def run_chunk(seed, keys, start, first, last, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               status_out):
     players = rules[R_PLAYERS]
-    for b in prange((n_games + BLOCK - 1) // BLOCK):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        seat_streams = np.empty((players, N_STREAMS), dtype=np.uint64)
-        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        deck = np.empty(rules[R_CARDS], dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        no_log = np.empty((0, 1), dtype=np.int64)
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, keys, start + g, rules, strategies, params, streams, seat_streams, table,
-                                      hands, deck, counters, no_log)
-            best = 0
-            for s in range(players):
-                best = max(best, table[T_SCORE + s])
-            tied = 0
-            for s in range(players):
-                tied += table[T_SCORE + s] == best
-            for s in range(players):
-                scores_out[s, g] = table[T_SCORE + s]
-                shares_out[s, g] = 1.0 / tied if table[T_SCORE + s] == best else 0.0
-            counters_out[0, g] = counters[0]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((players, N_STREAMS), dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    deck = np.empty(rules[R_CARDS], dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    no_log = np.empty((0, 1), dtype=np.int64)
+    for g in range(first, last):
+        status_out[g] = play_game(seed, keys, start + g, rules, strategies, params, streams, seat_streams, table,
+                                  hands, deck, counters, no_log)
+        best = 0
+        for s in range(players):
+            best = max(best, table[T_SCORE + s])
+        tied = 0
+        for s in range(players):
+            tied += table[T_SCORE + s] == best
+        for s in range(players):
+            scores_out[s, g] = table[T_SCORE + s]
+            shares_out[s, g] = 1.0 / tied if table[T_SCORE + s] == best else 0.0
+        counters_out[0, g] = counters[0]
 
 
 @kernel(globals())

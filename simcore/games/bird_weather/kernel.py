@@ -2,7 +2,7 @@
 
 Three entry points share one deal loop (``play_deal``):
 
-    run_chunk      games [start, start+n) of a run, in parallel, one output row each
+    run_chunk      one thread's share of a chunk of games, one output row each
     play_logged    one game of a run with its trick-by-trick log (replay, differential tests)
     play_scenario  one deal from a given position with scripted plays (``balance play``)
 
@@ -14,7 +14,6 @@ strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/r
 """
 
 import numpy as np
-from numba import prange
 
 from simcore.bits import bit, ix
 from simcore.games.bird_weather.rules import (
@@ -26,7 +25,7 @@ from simcore.games.bird_weather.rules import (
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, withhold
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES, withhold
 from simcore.rng import DEAL, N_STREAMS, seed_game, seed_seats, seed_streams, step_below
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -274,11 +273,12 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
     return FINISHED
 
 
-# nogil: the run's writer threads compress and write the last chunk while this one plays
-@kernel(globals(), parallel=True, nogil=True)
-def run_chunk(seed, keys, start, n_games, rules, number, follow, strategies, params,
+# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
+# threads (and the writer threads compress and write the last chunk meanwhile)
+@kernel(globals(), nogil=True)
+def run_chunk(seed, keys, start, first, last, rules, number, follow, strategies, params,
               scores_out, shares_out, counters_out, hands_out, status_out):
-    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.
+    """Games start+first..start+last-1 of run ``seed`` into rows first..last-1 of the outputs.
     ``status_out[g]`` is FINISHED, or STRATEGY_BROKE_RULES for a plug-in's illegal decision.
 
     Each game's randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``),
@@ -286,30 +286,28 @@ def run_chunk(seed, keys, start, n_games, rules, number, follow, strategies, par
     chunking.
     """
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-        table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
-        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
-        deck = np.empty(rules[R_DECK], dtype=np.int64)
-        totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-        dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
-        facedowns = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, keys, start + g, rules, number, follow, strategies, params, streams,
-                                      seat_streams, table, hands, facedown, deck, totals, counters, hands_out, g,
-                                      dealt, facedowns, log)
-            match_shares(totals, n_players, shares)
-            for s in range(n_players):
-                scores_out[g, s] = totals[s]
-                shares_out[g, s] = shares[s]
-            for c in range(N_COUNTERS):
-                counters_out[g, c] = counters[c]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
+    deck = np.empty(rules[R_DECK], dtype=np.int64)
+    totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
+    facedowns = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    for g in range(first, last):
+        status_out[g] = play_game(seed, keys, start + g, rules, number, follow, strategies, params, streams,
+                                  seat_streams, table, hands, facedown, deck, totals, counters, hands_out, g,
+                                  dealt, facedowns, log)
+        match_shares(totals, n_players, shares)
+        for s in range(n_players):
+            scores_out[g, s] = totals[s]
+            shares_out[g, s] = shares[s]
+        for c in range(N_COUNTERS):
+            counters_out[g, c] = counters[c]
 
 
 @kernel(globals())

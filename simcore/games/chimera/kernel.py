@@ -1,17 +1,16 @@
 """Chimera Tricks: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel over blocks of
+Entry points share ``play_rounds``: ``run_chunk`` (one thread's share of a chunk of
 games; its all-random build, ``play_rounds_random``, is compiled into it), ``play_many_logged``
 (full trick and round logs: replays and the differential test) and ``play_scenario`` (scripted
 deal, piles and moves: ``balance play``).  Chance comes from the DEAL
 stream in the order documented in simcore/games/chimera/reference.py (deck shuffle, then the boxed
 grimoires when some are boxed, then every round's pile); the strategy at seat s is handed
 ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game's ``streams``.  Nothing
-is allocated per game: every scratch value lives in the per-block ``work`` and ``table`` arrays.
+is allocated per game: every scratch value lives in the per-thread ``work`` and ``table`` arrays.
 """
 
 import numpy as np
-from numba import prange
 
 from simcore.bits import bit, has, ix, pick, popcount
 from simcore.games.chimera.rules import (
@@ -32,7 +31,7 @@ from simcore.games.chimera.rules import (
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
 from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle, step_below
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -40,7 +39,7 @@ choose_play = strategy.choose_play
 RANDOM = strategy.RANDOM
 RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)  # the random build (simcore/builds.py): see run_chunk
 
-# slots of the per-block ``work`` array
+# slots of the per-thread ``work`` array
 # slot SCRIPT_CURSOR (0) is the scenario script's cursor (simcore/play.py)
 W_DECK = SCRIPT_CURSOR + 1                                # the deck shuffle
 W_INPLAY = W_DECK + N_IDS                 # grimoire ids in play, ascending
@@ -432,16 +431,16 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
     return status
 
 
-# nogil: the run's writer threads compress and write the last chunk while this one plays
-@kernel(globals(), parallel=True, nogil=True)
-def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
+# threads (and the writer threads compress and write the last chunk meanwhile)
+@kernel(globals(), nogil=True)
+def run_chunk(seed, keys, start, first, last, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               seats_out, status_out):
-    """Games start..start+n_games-1 of run ``seed``, one output column each, in parallel over
-    blocks of BLOCK games.  Each game's randomness depends only on (seed, game index) (``keys`` =
+    """Games start+first..start+last-1 of run ``seed`` into columns first..last-1 of the outputs
+    (one thread's share: simcore/threads.py).  Each game's randomness depends only on (seed, game index) (``keys`` =
     ``seat_keys(seed)``) and it writes only its own column, so the result is the same for any
     thread count or chunking."""
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
     # every seat random and no familiar withheld (`cards --cause`): the random-only build, whose
     # loop has no withholding in it (that alone made it 8% slower, 5186652)
     all_random = rules[R_WITHHELD] == 0
@@ -450,36 +449,35 @@ def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scor
     # the random build (RANDOM_ONLY, a constant Numba prunes the other branch with before it
     # inlines play_game) compiles only the random-only loop: 55 s -> 28 s (BENCHMARKS.md); a
     # card withheld is played by the stock loop instead (ChimeraGame.random_build_plays)
-    for b in prange(n_blocks):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        work = np.zeros(WORK_WIDTH, dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
-        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-        info = np.zeros(INFO_WIDTH, dtype=np.int64)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
-        no_script = np.empty(0, dtype=np.int64)
-        no_orders = np.empty((0, 1), dtype=np.int64)
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            if RANDOM_ONLY or all_random:
-                status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
-                                          seat_streams, table, hands, work, counters, seats, shares, log, round_log,
-                                          info, no_script, no_orders, True)
-            else:
-                status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
-                                          seat_streams, table, hands, work, counters, seats, shares, log, round_log,
-                                          info, no_script, no_orders, False)
-            for s in range(n_players):  # outputs are column-major: each row is a Parquet column
-                scores_out[s, g] = table[T_TOTAL + s]
-                shares_out[s, g] = shares[s]
-            for c in range(N_COUNTERS):
-                counters_out[c, g] = counters[c]
-            for c in range(N_SEAT_TALLIES):
-                seats_out[c, g] = seats[c]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    info = np.zeros(INFO_WIDTH, dtype=np.int64)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    no_orders = np.empty((0, 1), dtype=np.int64)
+    for g in range(first, last):
+        if RANDOM_ONLY or all_random:
+            status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
+                                      seat_streams, table, hands, work, counters, seats, shares, log, round_log,
+                                      info, no_script, no_orders, True)
+        else:
+            status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
+                                      seat_streams, table, hands, work, counters, seats, shares, log, round_log,
+                                      info, no_script, no_orders, False)
+        for s in range(n_players):  # outputs are column-major: each row is a Parquet column
+            scores_out[s, g] = table[T_TOTAL + s]
+            shares_out[s, g] = shares[s]
+        for c in range(N_COUNTERS):
+            counters_out[c, g] = counters[c]
+        for c in range(N_SEAT_TALLIES):
+            seats_out[c, g] = seats[c]
 
 
 @kernel(globals())

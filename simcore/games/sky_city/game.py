@@ -42,6 +42,8 @@ class SkyCity(Game, rules=sc):
         return sc.make_setup(players, variant.settings, base)
 
     # --- runs -------------------------------------------------------------------------
+    tally_outputs = (3, 4, 5)  # judged, fired, stats: summed over a chunk's games, each thread its own
+
     def run_chunk(self, setup, lineup: Lineup, seed, start, n):
         """The dice game's own chunk: no status array (a plug-in's illegal declaration marks the
         winner -2), and each chunk counts its own fresh-dice trap tallies (``take_tallies``)."""
@@ -54,8 +56,8 @@ class SkyCity(Game, rules=sc):
         judged = np.zeros((rows, width), dtype=np.int64)
         fired = np.zeros((rows, width), dtype=np.int64)
         stats = np.zeros((rows, sc.N_TRAP_STATS), dtype=np.int64)
-        lineup.kernels.run_chunk(seed, seat_keys(seed), start, n, setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                                 lineup.params, scores, winners, counters, judged, fired, stats)
+        self.play_chunk(lineup, seed, seat_keys(seed), start, n, (setup.rules, setup.codes, setup.trap_ids, setup.odds),
+                        (scores, winners, counters, judged, fired, stats))
         self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
         _CHUNK.tallies = {"judged": judged.tolist(), "fired": fired.tolist(), "stats": stats.tolist(),
                          "rounds": int(counters[:, sc.C_ROUNDS].sum()), "games": n}

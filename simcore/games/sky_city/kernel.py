@@ -1,14 +1,13 @@
 """The Sky City of ALEA: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_game``: ``run_chunk`` (rows of a run, in parallel, plus the tallies of
-fresh-dice trap judgements) and ``play_many_logged`` (full round logs: replays and the
+Entry points share ``play_game``: ``run_chunk`` (one thread's share of a chunk's rows, plus the
+tallies of fresh-dice trap judgements) and ``play_many_logged`` (full round logs: replays and the
 differential test).  Chance comes from the DEAL stream in the order documented in
 simcore/games/sky_city/reference.py; the strategy at seat s is handed ``seat_streams[s]``, its own
 PLAY stream (simcore/rng.py), never the game's ``streams``.
 """
 
 import numpy as np
-from numba import prange
 
 from simcore.bits import lowest_index, popcount
 from simcore.games.sky_city.rules import (
@@ -20,7 +19,7 @@ from simcore.games.sky_city.rules import (
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, STRATEGY_BROKE_RULES
+from simcore.play import STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, PLAY, below, below_in_row, scenario_streams, seed_game, seed_streams, shuffle
 from simcore.games.sky_city.trap_odds import face_byte, fires_packed
 
@@ -289,51 +288,49 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
     return winner
 
 
-# run_chunk's runs of consecutive blocks with trap tallies of their own: several per thread on
-# machines of up to 16 cores, and 0.6 MB of tallies for the whole chunk
-STRIPES = 64
-
-
-# nogil: the run's writer threads compress and write the last chunk while this one plays
-@kernel(globals(), parallel=True, nogil=True)
-def run_chunk(seed, keys, start, n_games, rules, codes, trap_ids, odds, strategies, params, scores_out, winner_out,
-              counters_out, judged_out, fired_out, stats_out):
-    """Games start..start+n_games-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``), one row each;
-    judged_out/fired_out[trap, dice] get the fresh-dice judgement tallies summed over the chunk.
-    The blocks are played in STRIPES runs of consecutive blocks, in parallel, each run adding into
-    tallies of its own, summed after (integer sums: the same totals for any thread count). Tallies
-    per block cost 9 MB to zero and a serial merge of a thousand rows for a chunk of 262,144 games,
-    which held two threads to 1.87x (BENCHMARKS.md, "Page faults")."""
+# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
+# threads (and the writer threads compress and write the last chunk meanwhile), each adding
+# into trap tallies of its own, summed after (SkyCity.tally_outputs)
+@kernel(globals(), refcounts=False)
+def play_share(seed, keys, start, first, last, rules, codes, trap_ids, odds, strategies, params, streams,
+               seat_streams, table, order, points, totals, counters, log, cursor, scores_out, winner_out,
+               counters_out, judged_out, fired_out, stats_out):
+    """The games of one thread's share (run_chunk's loop): games start+first..start+last-1 into
+    rows first..last-1 of the outputs, on run_chunk's scratch arrays.  A function of its own,
+    compiled without reference counts: inlined into run_chunk, which allocates and so counts
+    references, the whole game took and gave back references as it went: ALEA's random games
+    ran at two thirds of their speed, TriATri's at nine tenths (BENCHMARKS.md, "One loop shape")."""
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
-    n_stripes = min(n_blocks, STRIPES)
-    stripe_judged = np.zeros((n_stripes, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
-    stripe_fired = np.zeros((n_stripes, judged_out.shape[0], judged_out.shape[1]), dtype=np.int64)
-    stripe_stats = np.zeros((n_stripes, judged_out.shape[0], N_TRAP_STATS), dtype=np.int64)
-    for k in prange(n_stripes):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        order = np.empty(rules[R_TRAPS], dtype=np.int64)
-        points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        cursor = np.zeros(1, dtype=np.int64)
-        # the run's tallies as views made once: a view per game costs reference counts
-        judged, fired, stats = stripe_judged[k], stripe_fired[k], stripe_stats[k]
-        for g in range(k * n_blocks // n_stripes * BLOCK, min(n_games, (k + 1) * n_blocks // n_stripes * BLOCK)):
-            winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
-                               seat_streams, table, order, points, totals, counters, judged, fired, stats, log, cursor)
-            winner_out[g] = winner
-            for s in range(n_players):
-                scores_out[g, s] = totals[s]
-            for c in range(N_COUNTERS):
-                counters_out[g, c] = counters[c]
-    for k in range(n_stripes):
-        judged_out += stripe_judged[k]
-        fired_out += stripe_fired[k]
-        stats_out += stripe_stats[k]
+    for g in range(first, last):
+        winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
+                           seat_streams, table, order, points, totals, counters, judged_out, fired_out, stats_out, log,
+                           cursor)
+        winner_out[g] = winner
+        for s in range(n_players):
+            scores_out[g, s] = totals[s]
+        for c in range(N_COUNTERS):
+            counters_out[g, c] = counters[c]
+
+
+@kernel(globals(), nogil=True)
+def run_chunk(seed, keys, start, first, last, rules, codes, trap_ids, odds, strategies, params, scores_out,
+              winner_out, counters_out, judged_out, fired_out, stats_out):
+    """Games start+first..start+last-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``) into rows
+    first..last-1; judged_out/fired_out[trap, dice] and stats_out get this share's fresh-dice
+    judgement tallies added (integer sums: the same totals for any thread count)."""
+    n_players = rules[R_PLAYERS]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    order = np.empty(rules[R_TRAPS], dtype=np.int64)
+    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
+    play_share(seed, keys, start, first, last, rules, codes, trap_ids, odds, strategies, params, streams,
+               seat_streams, table, order, points, totals, counters, log, cursor, scores_out, winner_out,
+               counters_out, judged_out, fired_out, stats_out)
 
 
 @kernel(globals())
@@ -377,42 +374,39 @@ def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores
                        script, cursor, trap_script.shape[0])
 
 
-@kernel(globals(), parallel=True)
-def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, seed, points_out):
+@kernel(globals(), nogil=True)
+def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, seed, first, last, points_out):
     """One round of trap row ``trap`` per row of ``declarations`` (int64[n, players]: every
     seat's declaration, scripted), everyone at 0 points and not in the final round; row i rolls
     the dice of stream (seed, dice_index[i]), so rows with the same dice index meet the same dice
     (common random numbers).  ``points_out[i, s]``: what seat s scored.  The declaration
     equilibria (analysis/equilibria.py) are built on it."""
-    n_rows = declarations.shape[0]
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_rows + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        no_seat_streams = np.zeros((MAX_PLAYERS, N_STREAMS), dtype=np.uint64)  # declarations are scripted
-        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        n_full = 0
-        for t in trap_ids:
-            n_full = max(n_full, t + 1)
-        judged = np.zeros((n_full, odds.shape[1]), dtype=np.int64)
-        fired_tally = np.zeros_like(judged)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        no_script = np.empty(0, dtype=np.int64)
-        cursor = np.zeros(1, dtype=np.int64)
-        no_strategies = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        no_params = np.zeros((MAX_PLAYERS, 4), dtype=np.float64)
-        script = np.empty((1, MAX_PLAYERS), dtype=np.int64)
-        for i in range(b * BLOCK, min(n_rows, (b + 1) * BLOCK)):
-            seed_streams(streams, seed, dice_index[i])
-            table[T_ROUND] = 0
-            table[T_FINAL] = 0
-            table[T_TRAP] = trap
-            for s in range(MAX_PLAYERS):
-                table[T_SCORE + s] = 0
-                script[0, s] = declarations[i, s] if s < n_players else 0
-            play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, no_seat_streams,
-                       points, counters, judged, fired_tally, log, -1, script, no_script, cursor)
-            for s in range(n_players):
-                points_out[i, s] = points[s]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    no_seat_streams = np.zeros((MAX_PLAYERS, N_STREAMS), dtype=np.uint64)  # declarations are scripted
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    n_full = 0
+    for t in trap_ids:
+        n_full = max(n_full, t + 1)
+    judged = np.zeros((n_full, odds.shape[1]), dtype=np.int64)
+    fired_tally = np.zeros_like(judged)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    cursor = np.zeros(1, dtype=np.int64)
+    no_strategies = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    no_params = np.zeros((MAX_PLAYERS, 4), dtype=np.float64)
+    script = np.empty((1, MAX_PLAYERS), dtype=np.int64)
+    for i in range(first, last):
+        seed_streams(streams, seed, dice_index[i])
+        table[T_ROUND] = 0
+        table[T_FINAL] = 0
+        table[T_TRAP] = trap
+        for s in range(MAX_PLAYERS):
+            table[T_SCORE + s] = 0
+            script[0, s] = declarations[i, s] if s < n_players else 0
+        play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, no_seat_streams,
+                   points, counters, judged, fired_tally, log, -1, script, no_script, cursor)
+        for s in range(n_players):
+            points_out[i, s] = points[s]

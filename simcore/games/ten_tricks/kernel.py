@@ -1,6 +1,6 @@
 """10 TRICKS LATER: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel),
+Entry points share ``play_rounds``: ``run_chunk`` (one thread's share of a chunk),
 ``play_many_logged`` (full trick and round logs: replays and the differential test) and
 ``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
 stream in the order documented in simcore/games/ten_tricks/reference.py; the strategy at seat s is
@@ -8,7 +8,6 @@ handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game
 """
 
 import numpy as np
-from numba import prange
 
 from simcore.bits import bit, has, kth_index, popcount
 from simcore.games.ten_tricks.rules import (
@@ -24,7 +23,7 @@ from simcore.games.ten_tricks.rules import (
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -34,7 +33,7 @@ RANDOM = strategy.RANDOM
 random_card_of_seat = strategy.random_card_of_seat  # random's pick, drawn in place from seat_streams[seat]
 
 NO_OFFER = -2    # a scripted swap answer: this seat does not offer
-# slots of the per-block ``work`` array (no allocation per game)
+# slots of the per-thread ``work`` array (no allocation per game)
 W_DEAL_CURSOR = SCRIPT_CURSOR + 1  # slot 0: the script cursor (simcore/play.py)
 W_OFFER = 2                           # per seat: the card offered for infected 8
 W_FIRST = W_OFFER + MAX_PLAYERS       # per seat: the total after round 1 (the comeback figure)
@@ -349,37 +348,37 @@ def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat
     return status
 
 
-# nogil: the run's writer threads compress and write the last chunk while this one plays
-@kernel(globals(), parallel=True, nogil=True)
-def run_chunk(seed, keys, start, n_games, rules, masks, strategies, params, scores_out, shares_out, counters_out,
+# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
+# threads (and the writer threads compress and write the last chunk meanwhile)
+@kernel(globals(), nogil=True)
+def run_chunk(seed, keys, start, first, last, rules, masks, strategies, params, scores_out, shares_out, counters_out,
               status_out):
-    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
-    randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes
-    only its own row, so the result is the same for any thread count or chunking."""
+    """Games start+first..start+last-1 of run ``seed`` into columns first..last-1 (one thread's
+    share: simcore/threads.py).  Each game's randomness depends only on (seed, game index)
+    (``keys`` = ``seat_keys(seed)``) and it writes only its own column, so the result is the
+    same for any thread count or chunking."""
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        order = np.empty(48, dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
-        no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-        no_script = np.empty(0, dtype=np.int64)
-        work = np.zeros(WORK_WIDTH, dtype=np.int64)
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams, seat_streams,
-                                      table, hands, order, counters, shares, log, round_log, no_deals, no_script,
-                                      work)
-            for s in range(n_players):  # outputs are column-major: each row is a Parquet column
-                scores_out[s, g] = table[T_TOTAL + s]
-                shares_out[s, g] = shares[s]
-            for c in range(N_COUNTERS):
-                counters_out[c, g] = counters[c]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    order = np.empty(48, dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    for g in range(first, last):
+        status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams, seat_streams,
+                                  table, hands, order, counters, shares, log, round_log, no_deals, no_script,
+                                  work)
+        for s in range(n_players):  # outputs are column-major: each row is a Parquet column
+            scores_out[s, g] = table[T_TOTAL + s]
+            shares_out[s, g] = shares[s]
+        for c in range(N_COUNTERS):
+            counters_out[c, g] = counters[c]
 
 
 @kernel(globals())

@@ -1,6 +1,6 @@
 """TriATri: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (rows of a run, in parallel; its all-random
+Entry points share ``play_rounds``: ``run_chunk`` (one thread's share of a chunk; its all-random
 build, ``play_rounds_random``, is compiled into it), ``play_many_logged`` (full trick and deal
 logs: replays and the differential test) and ``play_scenario`` (scripted deals and decisions:
 ``balance play``).  Chance comes from the game's DEAL stream (``streams``) in the order
@@ -11,7 +11,6 @@ fast; same draws, same games).
 """
 
 import numpy as np
-from numba import prange
 
 from simcore.bits import bit, has, ix
 from simcore.games.triatri.rules import (
@@ -26,7 +25,7 @@ from simcore.games.triatri.rules import (
 )
 from simcore.game import strategies_of
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -39,7 +38,7 @@ RANDOM = strategy.RANDOM
 # play loop's branch for other players before it inlines play_game (a constant global condition)
 RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)
 
-# slots of the per-block ``work`` array; slot 0 is the script cursor (simcore/play.py)
+# slots of the per-thread ``work`` array; slot 0 is the script cursor (simcore/play.py)
 W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
 WORK_WIDTH = W_BIDS + MAX_PLAYERS
 
@@ -289,46 +288,61 @@ def pack_gems(table, seat):
     return table[T_GEMS + 3 * seat] | (table[T_GEMS + 3 * seat + 1] << 10) | (table[T_GEMS + 3 * seat + 2] << 20)
 
 
-# nogil: the run's writer threads compress and write the last chunk while this one plays
-@kernel(globals(), parallel=True, nogil=True)
-def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params, scores_out, shares_out,
-              counters_out, gems_out, status_out):
-    """Games start..start+n_games-1 of run ``seed``, one output row each, in parallel.  Each game's
-    randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``) and it writes
-    only its own row, so the result is the same for any thread count or chunking."""
+# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
+# threads (and the writer threads compress and write the last chunk meanwhile)
+@kernel(globals(), refcounts=False)
+def play_share(seed, keys, start, first, last, rules, cards, masks, facts, strategies, params, streams,
+               seat_streams, table, hands, order, counters, scores, shares, log, deal_log, no_deals, no_script, work,
+               everyone_random, scores_out, shares_out, counters_out, gems_out, status_out):
+    """The games of one thread's share (run_chunk's loop): games start+first..start+last-1 into
+    columns first..last-1 of the outputs, on run_chunk's scratch arrays.  A function of its own,
+    compiled without reference counts: inlined into run_chunk, which allocates and so counts
+    references, the whole game took and gave back references as it went: ALEA's random games
+    ran at two thirds of their speed, TriATri's at nine tenths (BENCHMARKS.md, "One loop shape")."""
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
+    for g in range(first, last):
+        if RANDOM_ONLY or everyone_random:  # the loop compiled without strategies (play_rounds)
+            status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, None, params, streams,
+                                      seat_streams, table, hands, order, counters, scores, shares, log, deal_log,
+                                      no_deals, no_script, work)
+        else:
+            status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, strategies, params,
+                                      streams, seat_streams, table, hands, order, counters, scores, shares, log,
+                                      deal_log, no_deals, no_script, work)
+        for s in range(n_players):  # outputs are column-major: each row is a Parquet column
+            scores_out[s, g] = scores[s]
+            shares_out[s, g] = shares[s]
+            gems_out[s, g] = pack_gems(table, s)
+        for c in range(N_COUNTERS):
+            counters_out[c, g] = counters[c]
+
+
+@kernel(globals(), nogil=True)
+def run_chunk(seed, keys, start, first, last, rules, cards, masks, strategies, params, scores_out, shares_out,
+              counters_out, gems_out, status_out):
+    """Games start+first..start+last-1 of run ``seed`` into columns first..last-1 (one thread's
+    share: simcore/threads.py).  Each game's randomness depends only on (seed, game index)
+    (``keys`` = ``seat_keys(seed)``) and it writes only its own column, so the result is the
+    same for any thread count or chunking."""
+    n_players = rules[R_PLAYERS]
     everyone_random = all_random(strategies, n_players)
     facts = card_facts(rules, cards)
-    for b in prange(n_blocks):
-        streams = np.empty(N_STREAMS, dtype=np.uint64)
-        seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-        table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-        hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        order = np.empty(rules[R_DECK], dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        deal_log = np.empty((0, DEAL_LOG_WIDTH), dtype=np.int64)
-        no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-        no_script = np.empty(0, dtype=np.int64)
-        work = np.zeros(WORK_WIDTH, dtype=np.int64)
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            if RANDOM_ONLY or everyone_random:  # the loop compiled without strategies (play_rounds)
-                status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, None, params, streams,
-                                          seat_streams, table, hands, order, counters, scores, shares, log, deal_log,
-                                          no_deals, no_script, work)
-            else:
-                status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, strategies, params,
-                                          streams, seat_streams, table, hands, order, counters, scores, shares, log,
-                                          deal_log, no_deals, no_script, work)
-            for s in range(n_players):  # outputs are column-major: each row is a Parquet column
-                scores_out[s, g] = scores[s]
-                shares_out[s, g] = shares[s]
-                gems_out[s, g] = pack_gems(table, s)
-            for c in range(N_COUNTERS):
-                counters_out[c, g] = counters[c]
+    streams = np.empty(N_STREAMS, dtype=np.uint64)
+    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
+    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    order = np.empty(rules[R_DECK], dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    deal_log = np.empty((0, DEAL_LOG_WIDTH), dtype=np.int64)
+    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+    no_script = np.empty(0, dtype=np.int64)
+    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+    play_share(seed, keys, start, first, last, rules, cards, masks, facts, strategies, params, streams,
+               seat_streams, table, hands, order, counters, scores, shares, log, deal_log, no_deals, no_script, work,
+               everyone_random, scores_out, shares_out, counters_out, gems_out, status_out)
 
 
 @kernel(globals())

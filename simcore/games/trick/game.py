@@ -67,20 +67,6 @@ def hooked_build(spec, random_only: bool):
     return _HOOKED[kind]
 
 
-MIN_GAMES_A_THREAD = 256  # a smaller share is not worth a thread's start
-_POOL = []
-
-
-def _players():
-    """The threads that play a chunk's shares (as many as Numba may use), made once."""
-    if not _POOL:
-        import numba
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL.append(ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="balance-play"))
-    return _POOL[0]
-
-
 def flatten(data: dict, prefix: str = "") -> dict:
     """``{"deal": {"hand_size": 9}}`` and ``{"deal.hand_size": 9}`` alike as dotted keys; a table
     under a key that takes one (``scoring.card_points``, ``deck.players``) stays whole."""
@@ -174,28 +160,6 @@ class RulesFileGame(Game, rules=tr):
                     from None
 
         return one_line()
-
-    def play_chunk(self, lineup, seed: int, keys, start: int, n: int, inputs: tuple, outputs: tuple,
-                   status: np.ndarray) -> None:
-        """The play loop (one thread's, without the GIL: kernel.py) on games start..start+n-1,
-        shared among Numba's thread count (``--threads``) as contiguous runs of games, each into
-        its own rows of ``outputs``: every game depends only on (seed, index), so the rows are
-        those of one thread."""
-        import numba
-
-        threads = max(1, min(numba.get_num_threads(), n // MIN_GAMES_A_THREAD))
-        run = lineup.kernels.run_chunk
-        if threads == 1:
-            run(seed, keys, start, n, *inputs, lineup.ids, lineup.params, *outputs, status)
-            return
-        bounds = [n * k // threads for k in range(threads + 1)]
-
-        def part(k: int) -> None:
-            a, b = bounds[k], bounds[k + 1]
-            run(seed, keys, start + a, b - a, *inputs, lineup.ids, lineup.params, *(o[a:b] for o in outputs), status[a:b])
-
-        for future in [_players().submit(part, k) for k in range(threads)]:
-            future.result()
 
     def check_status(self, status, lineup, games, seed: int) -> None:
         status = np.asarray(status)

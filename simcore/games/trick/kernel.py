@@ -5,7 +5,7 @@ is compiled once per machine: a new or edited rules file compiles nothing.
 
 Entry points, sharing one round loop (``play_round``):
 
-    run_chunk       games [start, start+n) of a run, in parallel, one output row each
+    run_chunk       one thread's share of a chunk of games, one output row each
     play_logged     one game of a run with its trick-by-trick log (replay, differential tests)
     play_scripted   one round from a given deal with scripted decisions (scenarios, and the
                     deal-for-deal check against OpenSpiel: tools/check_peers.py)
@@ -35,7 +35,7 @@ from simcore.games.trick.rules import (
     players_in_trick,
 )
 from simcore.jit import kernel
-from simcore.play import BLOCK, FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
+from simcore.play import FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, below, seed_game, seed_seats, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -95,7 +95,7 @@ def compiled_hooks(module, names) -> dict:
 
 
 NO_SCRIPT = np.empty(0, dtype=np.int64)
-# scratch slots of the per-block ``work`` array
+# scratch slots of the per-thread ``work`` array
 W_CURSOR = SCRIPT_CURSOR  # scripted decisions used
 W_WON = 1  # + seat: the cards seat s has taken this round (a mask, as int64)
 W_ROUND = W_WON + MAX_PLAYERS  # + seat: this round's scores
@@ -628,34 +628,33 @@ def game_buffers(rules):
     return streams, seat_streams, table, hands, deck, work, round_rules
 
 
-# One thread's loop, without the GIL: RulesFileGame.play_chunk gives each of the run's threads a
-# share of the chunk's games (and the writer threads compress the last chunk meanwhile).  Not a
-# prange: Numba's parallel passes took about 7 s of the first compile's 26 (BENCHMARKS.md).
+# One thread's loop, without the GIL: simcore/threads.py gives each of the run's threads a share of
+# the chunk's games (and the writer threads compress the last chunk meanwhile).  Not a prange:
+# Numba's parallel passes took about 7 s of the first compile's 26 (BENCHMARKS.md).
 @kernel(globals(), nogil=True)
-def run_chunk(seed, keys, start, n_games, rules, cards, masks, strategies, params,
+def run_chunk(seed, keys, start, first, last, rules, cards, masks, strategies, params,
               scores_out, shares_out, counters_out, hands_out, status_out):
-    """Games start..start+n_games-1 of run ``seed``, one output row each; each game's randomness
-    depends only on (seed, game index), so any split into threads or chunks gives the same rows."""
+    """Games start+first..start+last-1 of run ``seed`` into rows first..last-1; each game's
+    randomness depends only on (seed, game index), so any split into threads or chunks gives the
+    same rows."""
     n_players = rules[R_PLAYERS]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
-    for b in range(n_blocks):
-        streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
-        totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(N_COUNTERS, dtype=np.int64)
-        shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-        dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
-        infos = np.empty((0, ROUND_WIDTH), dtype=np.int64)
-        log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, strategies, params, streams,
-                                      seat_streams, table, hands, deck, totals, counters, work, hands_out, g,
-                                      dealt, infos, log, round_rules)
-            match_shares(totals, n_players, rules[R_LOWEST_WINS] != 0, shares)
-            for s in range(n_players):
-                scores_out[g, s] = totals[s]
-                shares_out[g, s] = shares[s]
-            for c in range(N_COUNTERS):
-                counters_out[g, c] = counters[c]
+    streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
+    totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
+    infos = np.empty((0, ROUND_WIDTH), dtype=np.int64)
+    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
+    for g in range(first, last):
+        status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, strategies, params, streams,
+                                  seat_streams, table, hands, deck, totals, counters, work, hands_out, g,
+                                  dealt, infos, log, round_rules)
+        match_shares(totals, n_players, rules[R_LOWEST_WINS] != 0, shares)
+        for s in range(n_players):
+            scores_out[g, s] = totals[s]
+            shares_out[g, s] = shares[s]
+        for c in range(N_COUNTERS):
+            counters_out[g, c] = counters[c]
 
 
 @kernel(globals())
