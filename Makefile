@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
 DEMO_GAMES ?= 200000
 
-.PHONY: demo test bench bench-peers bench-search-peers check-peers clean
+.PHONY: demo test test-fast bench bench-peers bench-search-peers check-peers clean
 
 $(BIN)/balance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ demo: $(BIN)/balance
 # a kernel one process has compiled, the other loads from disk
 test: $(BIN)/balance
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
+
+# the quick loop while changing code: everything but the long tiers (pyproject.toml's markers:
+# differential, fairness, browser, docs, slow), which `make test` still runs
+test-fast: $(BIN)/balance
+	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow and not differential and not fairness and not browser and not docs"
 
 bench: $(BIN)/balance
 	$(BIN)/balance bench

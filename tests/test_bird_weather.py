@@ -22,6 +22,7 @@ def _first_difference(kernel: dict, reference: dict) -> str:
     return ""
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_kernel_matches_reference_on_random_games(bird_weather, players):
     """Same draws, independent rules: identical deals, trick winners, points, picks, scores."""

@@ -59,6 +59,7 @@ def _compare_run(game, setup, lineup, seed: int, games: int, replay: bool = Fals
     return totals
 
 
+@pytest.mark.differential
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4])
 def test_kernel_matches_reference_on_random_games(game, players):
@@ -157,6 +158,7 @@ def _reference_tallies(rules, record) -> dict:
     return out
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,lineup", [(3, "random"), (4, "random"), (4, "heuristic,random,greedy,heuristic")])
 def test_run_rows_match_the_reference_records(game, players, lineup):
     """The rows of a run (the all-random loop is compiled separately: this is its check against

@@ -30,6 +30,8 @@ import pytest
 
 from conftest import balance
 
+pytestmark = pytest.mark.docs  # a tier of its own (Makefile: make test-fast leaves it out)
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", ROOT / "reports" / "README.md",
          *sorted(p for p in (ROOT / "docs").rglob("*.md"))]

@@ -12,6 +12,8 @@ import pytest
 
 from simcore.game import get_game
 
+pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = {"bird-weather": ["examples/plugins/low_ones.py", "tests/peek_facedown.py"],
            "chimera": ["examples/plugins/chimera-cheap-winner.py"]}

@@ -30,6 +30,8 @@ from simcore.games.ten_tricks import rules as tt
 from simcore.play import UNFINISHED
 from simcore.plugins import load_plugin
 
+pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = {"chimera": ["examples/plugins/chimera-cheap-winner.py", "tests/peek_chimera.py"],
            "ten-tricks": ["tests/peek_ten_tricks.py"]}

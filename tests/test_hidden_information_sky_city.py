@@ -50,6 +50,8 @@ from simcore.games.sky_city.game import reference_rules
 from simcore.play import STRATEGY_BROKE_RULES
 from simcore.plugins import load_plugin
 
+pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = ["examples/plugins/alea_two_or_nothing.py", "tests/peek_sky_city.py"]
 PAIRS = 6  # per player count

@@ -50,6 +50,8 @@ from simcore.games.triatri import rules as tr
 from simcore.play import UNFINISHED
 from simcore.plugins import load_plugin
 
+pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGINS = ["tests/peek_triatri.py"]
 PAIRS = 6  # per player count and decision

@@ -24,6 +24,8 @@ import pytest
 
 from conftest import balance
 
+pytestmark = pytest.mark.browser  # a tier of its own (Makefile: make test-fast leaves it out)
+
 PROBE = """<script>
 (function () {
   var errors = [];

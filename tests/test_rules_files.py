@@ -91,6 +91,7 @@ class LogDecider:
         return self._card(self.plays, legal)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("path", [MIXED, AUCTION, HEARTS, OH_HELL, SPADES, GROWING, CALLS])
 def test_compiled_loop_equals_reference_for_every_lineup(path):
     """Random play from the same streams gives the same games in both engines; greedy and
@@ -184,6 +185,7 @@ def test_mixed_rules_as_written():
 
 # --- OpenSpiel's games, replayed ------------------------------------------------------------
 
+@pytest.mark.differential
 @pytest.mark.parametrize("recorded", ["hearts-4", "oh_hell-3", "oh_hell-4", "spades-4", "euchre-4"])
 def test_openspiel_games_replay_deal_for_deal(recorded):
     """Random games OpenSpiel played (tests/openspiel/, recorded by tools/openspiel_deals.py:
@@ -197,6 +199,7 @@ def test_openspiel_games_replay_deal_for_deal(recorded):
     assert result["deals"] >= 40 and result["agree"] == result["deals"], result["differences"][:1]
 
 
+@pytest.mark.differential
 def test_the_openspiel_check_can_fail(tmp_path):
     """A rule changed in the rules file shows up as a disagreement: without shooting the moon the
     returns differ, without the queen breaking hearts a recorded lead is refused."""
@@ -311,6 +314,7 @@ def test_any_rules_file_plays_or_is_refused_in_one_line(changes):
 
 # --- the designer's first hour (docs/rules-files.md) -------------------------------------------
 
+@pytest.mark.docs
 def test_the_first_hour_page_shows_what_the_commands_print(tmp_path, monkeypatch):
     """docs/rules-files.md walks from `balance new-game` to simulate, cards and whatif of a small new
     game; each command there, run at the page's own game counts and seed, prints exactly what the
@@ -340,6 +344,7 @@ def test_the_first_hour_page_shows_what_the_commands_print(tmp_path, monkeypatch
 
 # --- a seed game's card play as a rules file ------------------------------------------------
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_bird_weather_rules_file_agrees_with_the_built_in_kernel(players, bird_weather):
     """examples/games/bird-weather.toml (hooks: the follow rule, trick winner and points) given the
@@ -368,6 +373,7 @@ def test_bird_weather_rules_file_agrees_with_the_built_in_kernel(players, bird_w
     assert zero_wins >= 500 and reversals >= 500  # both special rules decided many tricks
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players", [3, 4])
 def test_ten_tricks_later_rules_file_agrees_with_the_built_in_kernel(players):
     """examples/games/ten-tricks-later.toml (hooks: the follow rule, the trick winner with the 1
@@ -485,6 +491,7 @@ def test_hooks_that_break_the_rules_get_one_line(tmp_path):
 
 # --- what a seat may see ------------------------------------------------------------------------
 
+@pytest.mark.fairness
 @pytest.mark.parametrize("path", [HEARTS, OH_HELL, AUCTION, TEN_TRICKS, SPADES])
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic", "search"])
 def test_players_ignore_what_their_seat_cannot_see(path, strategy):

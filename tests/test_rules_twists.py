@@ -302,6 +302,7 @@ def test_a_card_whose_player_leads_next_even_when_it_loses(tmp_path):
 CALLS = "tests/rules/calls.toml"
 
 
+@pytest.mark.fairness
 @pytest.mark.parametrize("strategy", ["heuristic", "search"])
 def test_a_decision_sees_only_what_its_seat_may(strategy):
     """The calling round of tests/rules/calls.toml: the deciding seat's call is the same in two
@@ -355,6 +356,7 @@ def _euchre_steps(rnd, dealer):
     return steps
 
 
+@pytest.mark.fairness
 @pytest.mark.parametrize("strategy", ["heuristic", "search:d=8"])
 def test_euchre_decisions_see_only_what_their_seat_may(strategy):
     """Every decision of examples/games/euchre.toml (ordering up, the dealer's discard, the
@@ -437,6 +439,7 @@ def test_euchre_cards_move_as_the_rules_say():
 JACKS = "tests/rules/jacks.toml"
 
 
+@pytest.mark.fairness
 @pytest.mark.parametrize("strategy", ["heuristic", "search:d=8"])
 def test_a_card_power_sees_only_what_its_seat_may(strategy):
     """tests/rules/jacks.toml: the seven's power (swap a card with the face-up trump card) and the
@@ -518,6 +521,7 @@ def test_card_powers_play_out_in_both_engines():
 DRAWS = "tests/rules/draws.toml"
 
 
+@pytest.mark.fairness
 @pytest.mark.parametrize("strategy", ["heuristic", "search:d=8"])
 def test_a_card_drawn_is_seen_by_its_taker_only(strategy):
     """tests/rules/draws.toml: a trick's winner draws a card from the stock and discards one.  The

@@ -34,6 +34,7 @@ def _compare(kernel: dict, reference: dict, index: int) -> None:
     assert bool(kernel["counters"]["rolloff"]) == reference["rolloff"]
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_kernel_matches_reference_on_random_games(sky_city, players):
     setup = sky_city.setup(players, sky_city.variant())

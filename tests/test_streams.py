@@ -189,6 +189,7 @@ def _recorded(game, setup, lineup, seat, index):
             "first": int(row[2]), "last": int(row[3])}
 
 
+@pytest.mark.fairness
 @pytest.mark.parametrize("name", GAMES)
 def test_a_strategy_is_handed_its_own_play_stream_only(name, recorders):
     game = get_game(name)

@@ -30,6 +30,7 @@ def _compare(kernel: dict, reference: dict, index: int) -> None:
     assert kernel == reference, f"game {index}"
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_kernel_matches_reference_on_random_games(triatri, players):
     setup = triatri.setup(players, triatri.variant())
