@@ -20,7 +20,15 @@ def toml_value(value) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):  # an inline table (a rules file's table under one key, scoring.card_points)
+        return "{" + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
     raise BalanceError(f"cannot write {value!r} to a variant file")
+
+
+def toml_key(key) -> str:
+    """A key as TOML writes it: bare where it may be (letters, digits, _ and -), else quoted."""
+    text = str(key)
+    return text if text and all(c.isalnum() or c in "_-" for c in text) and text.isascii() else json.dumps(text)
 
 
 # --------------------------------------------------------------------------------------------

@@ -156,7 +156,13 @@ class Moments:
     paired: dict     # (figure key, i, j) -> sample variance of u_j − u_i
 
 
-def aligned_batches(paths: list[Path], columns: list[str], teams=None):
+def _rows(source) -> pl.LazyFrame:
+    """A run's rows: a run folder or file (``scan_run``), or the rows themselves (a DataFrame the
+    caller holds, as the studio does while a run grows)."""
+    return source.lazy() if isinstance(source, pl.DataFrame) else scan_run(source)
+
+
+def aligned_batches(paths: list, columns: list[str], teams=None):
     """The runs' rows in slices of BATCH games, side by side: ``{(column, arm): float64 array}``;
     a column ``team_k`` (game.teams) is team k's win share, its seats' shares added up.
 
@@ -165,17 +171,18 @@ def aligned_batches(paths: list[Path], columns: list[str], teams=None):
     derived = {f"team_{k}": [f"share_{s}" for s in team] for k, team in enumerate(teams or [])}
     wanted = columns
     columns = list(dict.fromkeys(c for column in wanted for c in derived.get(column, [column])))
-    counts = [scan_run(p).select(pl.len()).collect().item() for p in paths]
+    counts = [_rows(p).select(pl.len()).collect().item() for p in paths]
     if len(set(counts)) != 1:
         raise BalanceError(f"the runs hold different numbers of games: {counts}")
     for offset in range(0, counts[0], BATCH):
         batch, games = {}, None
         for arm, path in enumerate(paths):
-            rows = scan_run(path).slice(offset, BATCH).select("game", *columns).collect()
+            rows = _rows(path).slice(offset, BATCH).select("game", *columns).collect()
             if games is None:
                 games = rows["game"].to_numpy()
             elif not np.array_equal(games, rows["game"].to_numpy()):
-                raise BalanceError(f"{path} does not hold the same games in the same order as {paths[0]}")
+                named = [f"run {a + 1}" if isinstance(p, pl.DataFrame) else str(p) for a, p in ((arm, path), (0, paths[0]))]
+                raise BalanceError(f"{named[0]} does not hold the same games in the same order as {named[1]}")
             for column in columns:
                 values = rows[column].to_numpy().astype(np.float64)
                 if column.startswith("share_"):
@@ -189,7 +196,7 @@ def aligned_batches(paths: list[Path], columns: list[str], teams=None):
         yield batch
 
 
-def moments(paths: list[Path], figures: list[Figure], metas: list[dict], columns,
+def moments(paths: list, figures: list[Figure], metas: list[dict], columns,
             pairs: list[tuple[int, int]] = ()) -> Moments:
     """Pass 1 totals each figure per run (``metas[a]`` describes ``paths[a]``); pass 2 sums the
     linearised per-game values u around those ratios and their squares, per run and per
@@ -412,9 +419,17 @@ def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = D
         game.setup(players, variant)  # an impossible deck is refused now, not after the baseline ran
     lineup = prepare_runs(game, players, strategies_spec, games, seed, threads, out)
     with simulated(game, players, variants, lineup, seed, games, threads, progress) as (paths, metas, columns):
-        figures = headline_figures(metas, columns)
-        m = moments(paths, figures, metas, columns, [(0, k) for k in range(1, len(paths))])
-    compared = [[compare(f, m, 0, k, confidence) for f in figures] for k in range(1, len(paths))]
+        return compared_document(paths, metas, columns, variants, players, games, seed, lineup, confidence)
+
+
+def compared_document(runs: list, metas: list[dict], columns, variants: list, players: int, games: int, seed: int,
+                      lineup, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
+    """The what-if document of runs already played (``runs[0]`` the baseline, each a run folder or
+    its rows as a DataFrame; ``metas`` theirs): every figure compared with the baseline, paired by
+    game index, the q-values and the verdict.  ``whatif`` and the studio both end here."""
+    figures = headline_figures(metas, columns)
+    m = moments(runs, figures, metas, columns, [(0, k) for k in range(1, len(runs))])
+    compared = [[compare(f, m, 0, k, confidence) for f in figures] for k in range(1, len(runs))]
     tests = adjust(compared)
     document = {
         **common_fields(metas, players, games, seed, lineup, confidence),

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 TASKS = {
     "run": ("init", "new-game", "simulate", "book"),
     "look": ("report", "cards", "traps", "games", "replay"),
-    "compare": ("whatif", "sweep", "tune", "tournament", "ladder", "exploits"),
+    "compare": ("studio", "whatif", "sweep", "tune", "tournament", "ladder", "exploits"),
     "check": ("play", "bench"),
 }
 TASK_TITLES = {"run": "Run: set up a project and simulate", "look": "Look: read a run, its cards, its traps",
@@ -34,6 +34,7 @@ SUMMARY = {
     "traps": "ALEA: exact trap odds, per-trap figures, declaration equilibria",
     "games": "the games, their player counts, strategies and variant keys",
     "replay": "the trick-by-trick log of one game of a run",
+    "studio": "a local page: change a card or a rule, watch the verdict move, keep every version",
     "whatif": "the published rules against variants, on the same games",
     "sweep": "one variant setting over a range, on the same games",
     "tune": "search rule changes for the smallest one that meets every target",
@@ -641,6 +642,37 @@ def whatif(
                                      strategies_spec=strategies, threads=threads, progress=not quiet and not as_json,
                                      out=out)
         _emit(document, comparison.format_text, comparison.write, out, "whatif", as_json)
+
+
+@app.command()
+def studio(
+    game: GameArg,
+    players: PlayersOpt = None,
+    seed: SeedOpt = 1,
+    tier: Annotated[Optional[str], typer.Option(
+        "--tier", help="The players in every seat that changes are measured among (default: the game's "
+                       "heuristic); the page can switch.")] = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Games at most per change (each set of rules).")] = 256_000,
+    port: Annotated[int, typer.Option("--port", help="Port on this machine.")] = 8765,
+    host: Annotated[str, typer.Option(
+        "--host", help="Address to listen on; anything but 127.0.0.1 lets other machines in (a warning says so).")] = "127.0.0.1",
+    no_browser: Annotated[bool, typer.Option("--no-browser", help="Do not open a browser.")] = False,
+    versions: Annotated[Optional[Path], typer.Option(
+        "--versions", help="Folder the versions are kept in (default: beside a rules file, else ./balance-studio/GAME/).")] = None,
+    threads: ThreadsOpt = None,
+    cluster: ClusterOpt = None,
+    scheduler: SchedulerOpt = None,
+):
+    """A local page where a change to a card or a rule answers in seconds, on the same deals as the
+    published rules; every version kept and comparable (docs/studio.md)."""
+    players = _players(game, players)
+    from balance.studio.serve import serve
+
+    if not 1 <= port <= 65535:
+        raise _error(f"--port must be 1-65535, not {port}")
+    with _cluster(cluster, scheduler):
+        serve(game, players, seed=seed, tier=tier, cap=games, port=port, host=host, browser=not no_browser,
+              folder=versions, threads=threads)
 
 
 @app.command()

@@ -75,6 +75,7 @@ def _prepared(job: Job):
     if job.key not in _PREPARED:
         from simcore.cache import CACHE_ROOT
         from simcore.game import get_game
+        from simcore.outputs import write_atomic
 
         paths = []
         for name, source in job.plugins:  # the client's plug-in files, by content
@@ -82,9 +83,7 @@ def _prepared(job: Job):
             path = folder / name
             if not path.is_file() or path.read_bytes() != source:
                 folder.mkdir(parents=True, exist_ok=True)
-                staged = folder / f".{name}.{os.getpid()}.tmp"
-                staged.write_bytes(source)
-                os.replace(staged, path)
+                write_atomic(path, source)
             paths.append(path)
         game = get_game(job.game)
         _PREPARED[job.key] = (game, game.lineup(list(job.strategies), len(job.strategies), paths))

@@ -174,9 +174,13 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
               threads: int | None = None, out: str | Path | None = None, progress: bool = True,
               keep_frame: bool | None = None, precision: float | None = None, force: bool = False,
               resume: bool = False, executor=None, announce: bool | None = None,
-              checkpoints: list[int] | None = None, stop=None, reduce=None) -> RunResult:
+              checkpoints: list[int] | None = None, stop=None, reduce=None, start: int = 0) -> RunResult:
     """Simulate games 0..games-1 of run ``seed``; write them to the run folder ``out``
     (``simcore.parts``) or return them.
+
+    ``start`` (without ``out`` or ``precision``) plays games start..start+games-1 instead: the
+    same rows those games have in a run from 0, so that a caller can grow a run in steps (the
+    studio's live what-if); ``checkpoints`` then count games from ``start``.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
     stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval
@@ -219,6 +223,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         raise BalanceError("--resume needs --out: the unfinished run is found beside its output file")
     if reduce is not None and out is not None:
         raise ValueError("reduce is for a run without out: a run to a file keeps its rows")
+    if start and (out is not None or precision is not None or start < 0 or start + games - 1 > MAX_SEED):
+        raise ValueError(f"start ({start}) is for a run without out or precision, inside 0..2**63")
     # a link is written through (the file it points to is replaced, not the link)
     out = Path(os.path.realpath(out)) if out is not None else None
     keep_frame = out is None if keep_frame is None else keep_frame
@@ -249,7 +255,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
             game.take_tallies()
             _check_interrupt()
         result = _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame and reduce is None,
-                       precision, executor, parts, meta, checkpoints, stop, reduce)
+                       precision, executor, parts, meta, checkpoints, stop, reduce, start)
         if parts is not None:
             parts.publish(result.extra.pop("included"), result.meta)
             result.path = out
@@ -272,15 +278,16 @@ MERGE_EVERY = 32  # chunk reductions held before they are merged: memory stays f
 
 
 def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_frame, precision, executor, parts,
-          meta, checkpoints=None, stop_rule=None, reduce=None) -> RunResult:
+          meta, checkpoints=None, stop_rule=None, reduce=None, first=0) -> RunResult:
     from concurrent.futures import ThreadPoolExecutor
 
     stops = precision_checkpoints(games) if precision is not None else checkpoints or [games]
+    stops = [first + stop for stop in stops]
     figures: dict[int, tuple[int, dict]] = dict(parts.done) if parts is not None else {}
     frames: dict[int, pl.DataFrame] = {}
     reduced: list = []  # chunk reductions not merged yet (with reduce)
     started = time.perf_counter()
-    done = played = 0
+    done, played = first, 0
     writing: dict = {}  # future -> (start, n): rows sent back by a Dask worker, being written here
 
     def record(start: int, n: int, info: dict) -> None:
@@ -350,7 +357,7 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
                 done = stop
                 if precision is not None and widest_half_width(_wins(figures, stop, setup.players), stop) <= precision:
                     break
-                if stop_rule is not None and stop_rule(_wins(figures, stop, setup.players), stop):
+                if stop_rule is not None and stop_rule(_wins(figures, stop, setup.players), stop - first):
                     break
     finally:
         if stream is not None:  # the chunks being played are finished (and kept) before anything else
@@ -363,7 +370,7 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
     seconds = time.perf_counter() - started
     included = sorted(s for s in figures if s < done)
     if stop_rule is not None:
-        meta["games"] = done
+        meta["games"] = done - first
     if precision is not None:
         widest = widest_half_width(_wins(figures, done, setup.players), done)
         meta["games"] = done

@@ -69,6 +69,18 @@ def make_parents(path: Path) -> None:
         raise BalanceError(f"output folder {parent} is not a folder")
 
 
+def write_atomic(path: str | Path, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` complete or not at all: staged in a hidden file beside it (this
+    process's own name) and renamed into place, so a reader or a crash never sees half a file."""
+    path = Path(path)
+    staged = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    try:
+        staged.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(staged, path)
+    finally:
+        staged.unlink(missing_ok=True)
+
+
 def lock_path(target: Path) -> Path:
     return target.parent / f".{target.name}.lock"
 
