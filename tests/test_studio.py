@@ -1,7 +1,7 @@
 """`balance studio`: its API against the command line's own figures, and how it holds up.
 
 The studio's figures must be the figures `balance whatif` gives from the version's exported
-variant file on the same seed and games, to the bit; a refused value is a 422 naming its key,
+variant file on the same seed and games, to the bit; a refused value is an answer naming its key,
 never a server error; versions survive a restart and two writers at once; a newer edit
 supersedes a running measurement; Ctrl-C leaves every version intact.
 """
@@ -92,28 +92,30 @@ def test_a_change_gives_whatifs_own_figures_and_its_file_reproduces_them(studio,
 
 def test_what_the_page_sends_wrong_is_one_line_beside_its_key_never_a_server_error(studio):
     client = TestClient(make_app(studio), raise_server_exceptions=False)
-    cases = [
+    refusals = [  # the rules refuse: an answer the page shows beside the key
         ({"settings": {"hand_size": 99}, "changed": "hand_size"}, "hand_size", "cannot deal 4 hands of 99"),
         ({"settings": {"reversal": "no"}, "changed": "reversal"}, "reversal", "'reversal' must be bool"),
         ({"settings": {"cards": [10, 10, 11]}, "changed": "cards"}, "cards", "cards"),
         ({"settings": {"colour": 3}}, None, "'colour' is not a variant key"),
-        ({"settings": [1, 2]}, None, "settings must be a table"),
-        ({"settings": {}, "tier": "genius"}, None, "unknown tier 'genius'"),
     ]
-    for body, key, words in cases:
+    for body, key, words in refusals:
         answer = client.post("/api/versions", json=body)
-        assert answer.status_code == 422, (body, answer.text)
+        assert answer.status_code == 200 and answer.json()["refused"] is True, (body, answer.text)
         assert answer.json()["key"] == key and words in answer.json()["error"], (body, answer.json())
         assert "\n" not in answer.json()["error"]
+    malformed = [({"settings": [1, 2]}, "settings must be a table"), ({"settings": {}, "tier": "genius"}, "unknown tier 'genius'")]
+    for body, words in malformed:
+        answer = client.post("/api/versions", json=body)
+        assert answer.status_code == 422 and words in answer.json()["error"], (body, answer.text)
     assert client.post("/api/versions", content=b"{not json").status_code == 422
     assert client.get("/api/versions/99").status_code == 404
     assert client.get("/api/versions/two").status_code == 422
     assert client.get("/api/compare", params={"a": 1}).status_code == 422
     assert client.post("/api/import", content=b'game = "triatri"\nlow = 3\n').json()["error"] == \
         "the file: this variant is for 'triatri', not 'bird-weather'"
-    assert client.post("/api/import", content=b"game = [").status_code == 422
-    assert client.post("/api/tune", json={"changes": [], "within": 1.0}).json()["error"] == \
-        "tick at least one key the tuner may change"
+    assert client.post("/api/import", content=b"game = [").json()["refused"] is True
+    assert client.post("/api/tune", json={"changes": [], "within": 1.0}).json() == \
+        {"refused": True, "error": "tick at least one key the tuner may change", "key": None}
     assert client.post("/api/versions/1/measure").status_code == 422  # the published rules are the baseline
     # nothing refused became a version
     assert [v["number"] for v in client.get("/api/versions").json()["versions"]] == [1]
@@ -240,7 +242,7 @@ def test_the_card_table_of_a_version_offers_its_cards_to_take_out(studio):
 def test_the_tuner_runs_from_the_page_and_its_winner_is_a_setting(studio):
     client = TestClient(make_app(studio))
     refused = client.post("/api/tune", json={"changes": [{"key": "hand_size", "range": [8, 12]}], "within": 2.0})
-    assert refused.status_code == 422 and "range [8, 12] holds 11, which the rules refuse" in refused.json()["error"]
+    assert refused.json()["refused"] and "range [8, 12] holds 11, which the rules refuse" in refused.json()["error"]
     answer = client.post("/api/tune", json={"changes": [{"key": "hand_size", "range": [8, 10]}], "within": 5.0,
                                             "candidates": 3, "tier": TIER})
     assert answer.status_code == 202
@@ -272,7 +274,7 @@ def test_a_rules_file_is_edited_as_text_and_exports_as_a_rules_file(tmp_path):
                                        "description": "[game] rounds"}
         broken = game["rules_text"].replace("hand_size = 7", "hand_size = 99", 1)
         answer = client.post("/api/versions", json={"rules_text": broken})
-        assert answer.status_code == 422 and "\n" not in answer.json()["error"], answer.text
+        assert answer.json()["refused"] and "\n" not in answer.json()["error"], answer.text
         edited = game["rules_text"].replace("hand_size = 7", "hand_size = 6", 1)
         answer = client.post("/api/versions", json={"rules_text": edited})
         assert answer.status_code == 201, answer.text

@@ -1,8 +1,11 @@
 """The studio's web application: the page (``page/``, served as it is) and its JSON API.
 
-Every answer to input is JSON with a status the page can show: 200/201 with the thing asked
-for, 404 for a version that does not exist, 422 with ``{"error": one line, "key": the control it
-is about}`` for a value the rules refuse or a request the API cannot read.  Work that plays games
+Every answer to input is JSON the page can show: 200/201 with the thing asked for; a proposal
+the rules refuse (a value, a variant file, a tuner's target) is an answer too, 200 with
+``{"refused": true, "error": one line, "key": the control it is about}`` (a browser logs every
+4xx as an error, and a designer's wrong value is not the page's error); 404 for a version that
+does not exist; 422 with ``{"error", "key"}`` for a request the API cannot read (not JSON, a
+table that is not one, an unknown tier).  Never a 500 for input.  Work that plays games
 runs on the studio's own threads (``balance.studio.live``) or in the server's thread pool, never
 on the event loop, so a long measurement never blocks the page.
 
@@ -47,6 +50,14 @@ def refused(message: str, key: str | None = None, status: int = 422) -> JSONResp
     return JSONResponse({"error": " ".join(str(message).split()), "key": key}, status_code=status)
 
 
+class Refused(BalanceError):
+    """The rules (or the file, or the tuner) refuse what the page proposed: answered, not failed."""
+
+    def __init__(self, exc: BalanceError):
+        super().__init__(str(exc))
+        self.key = getattr(exc, "key", None)
+
+
 async def body_json(request: Request) -> dict:
     raw = await request.body()
     if len(raw) > MAX_BODY:
@@ -82,6 +93,8 @@ def make_app(studio: Studio) -> Starlette:
         async def wrapped(request: Request):
             try:
                 return await handler(request)
+            except Refused as exc:
+                return JSONResponse({"refused": True, "error": " ".join(str(exc).split()), "key": exc.key})
             except BalanceError as exc:
                 return refused(str(exc), getattr(exc, "key", None))
             except KeyError as exc:
@@ -121,7 +134,10 @@ def make_app(studio: Studio) -> Starlette:
                 raise BalanceError(f"{studio.game.title} is a built-in game: its rules are changed through its keys")
             if not isinstance(rules_text, str):
                 raise BalanceError("rules_text must be the rules file's text")
-            settings = await run_in_threadpool(text_settings, studio.game, studio.players, rules_text)
+            try:
+                settings = await run_in_threadpool(text_settings, studio.game, studio.players, rules_text)
+            except BalanceError as exc:
+                raise Refused(exc) from None
             if rules_text == studio.game.spec.text:
                 rules_text = None
         else:
@@ -134,7 +150,7 @@ def make_app(studio: Studio) -> Starlette:
         except BalanceError as exc:
             if getattr(exc, "key", None) is None:
                 exc.key = changed if isinstance(changed, str) else None
-            raise
+            raise Refused(exc) from None
         settings = normalised(studio, variant.settings, settings)
         name = data.get("name") if isinstance(data.get("name"), str) and data.get("name").strip() else \
             version_name(studio, settings)
@@ -188,7 +204,11 @@ def make_app(studio: Studio) -> Starlette:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise BalanceError("the file is not UTF-8 text") from None
-        version, new = await run_in_threadpool(imported, studio, text, request.query_params.get("tier"))
+        tier = studio.check_tier(request.query_params.get("tier"))
+        try:
+            version, new = await run_in_threadpool(imported, studio, text, tier)
+        except BalanceError as exc:
+            raise Refused(exc) from None
         return JSONResponse({"version": version, "new": new}, status_code=201 if new else 200)
 
     async def cards(request: Request):
@@ -199,7 +219,11 @@ def make_app(studio: Studio) -> Starlette:
     async def tune_start(request: Request):
         data = await body_json(request)
         data.setdefault("from", None)
-        return JSONResponse(await run_in_threadpool(studio.start_tune, data), status_code=202)
+        studio.check_tier(data.get("tier"))
+        try:
+            return JSONResponse(await run_in_threadpool(studio.start_tune, data), status_code=202)
+        except BalanceError as exc:
+            raise Refused(exc) from None
 
     async def tune_state(request: Request):
         return JSONResponse(studio.tune_state)

@@ -213,7 +213,7 @@ async function propose(body, errorKey) {
   body.parent = S.current;
   body.tier = S.tier;
   const answer = await api("POST", "/api/versions", body);
-  if (!answer.ok) {
+  if (!answer.ok || answer.data.refused) {
     clearErrors();
     showError(answer.data.key && controlOf(answer.data.key) ? answer.data.key : errorKey, answer.data.error);
     showControls();  // back to the values of the version in force
@@ -489,8 +489,9 @@ async function importFile(event) {
   const text = await file.text();
   event.target.value = "";
   const answer = await api("POST", `/api/import?tier=${encodeURIComponent(S.tier)}`, text, true);
-  $("import-error").textContent = answer.ok ? "" : answer.data.error;
-  if (answer.ok) {
+  const ok = answer.ok && !answer.data.refused;
+  $("import-error").textContent = ok ? "" : answer.data.error;
+  if (ok) {
     await setCurrent(answer.data.version.number, answer.data.version);
     refreshVersions();
   }
@@ -599,8 +600,9 @@ async function startTune() {
   }
   const body = { from: S.current, changes, within: Number($("tune-within").value), candidates: Number($("tune-candidates").value), tier: S.tier };
   const answer = await api("POST", "/api/tune", body);
-  $("tune-error").textContent = answer.ok ? "" : answer.data.error;
-  if (answer.ok) pollTune();
+  const ok = answer.ok && !answer.data.refused;
+  $("tune-error").textContent = ok ? "" : answer.data.error;
+  if (ok) pollTune();
 }
 
 async function pollTune() {
