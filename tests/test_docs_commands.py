@@ -200,6 +200,44 @@ def small(argv: list[str]) -> list[str]:
 COMMANDS = shown_commands()
 
 
+def studio_briefly(argv: list[str]) -> tuple[int, str, str]:
+    """``balance studio ...`` serves until stopped: started on a free port of its own, without a
+    browser, asked for its game once it prints its address, then stopped with Ctrl-C as a user
+    would; (exit code, stdout, stderr) as for any command (exit 0 when it served and stopped)."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    words = [w for i, w in enumerate(argv) if w != "--port" and (i == 0 or argv[i - 1] != "--port")]
+    process = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), *words, "--port", str(port), "--no-browser"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stdout.readline()
+    if process.poll() is not None or " at http://" not in first:
+        out, err = process.communicate(timeout=60)
+        return process.returncode or 1, first + out, err
+    address = first.rsplit(" at ", 1)[1].strip()
+    answered = False
+    for _ in range(200):
+        try:
+            with urllib.request.urlopen(address + "api/game", timeout=10) as response:
+                answered = response.status == 200
+            break
+        except OSError:
+            import time
+
+            time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    if not answered:
+        return 1, first + out, err + f"\nthe studio at {address} did not answer"
+    return (0 if process.returncode in (0, -signal.SIGINT, 130) else process.returncode), first + out, err
+
+
 def test_the_pages_show_commands():
     runnable = [c for c in COMMANDS if c.argv and c.argv[0] != "__write__"]
     assert len(runnable) >= 30, [c.argv for c in runnable]
@@ -257,7 +295,7 @@ def test_every_command_shown_runs(page, tmp_path):
                 if path in shown.argv:
                     Path(path).write_text(build(), encoding="utf-8")
             argv = small(shown.argv)
-            code, out, err = balance(*argv)
+            code, out, err = studio_briefly(argv) if argv[0] == "studio" else balance(*argv)
             ran += 1
             where = f"{shown.page}:{shown.line}: balance {' '.join(argv)}"
             shown_error = next((line for line in shown.output if line.startswith("balance: error:")), None)

@@ -31,6 +31,27 @@ def test_rows_identical_for_threads_and_chunk_sizes(bird_weather, tmp_path):
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
+def test_a_run_grown_in_steps_has_the_rows_of_one_run(bird_weather):
+    """``start=`` (the studio's live what-if): games 0..n-1 played as several runs that each start
+    where the last stopped are the rows of one run, and a stop rule's games count from start."""
+    game = bird_weather
+    setup, variant = game.setup(4, game.variant()), game.variant()
+    lineup = game.lineup("heuristic,random,greedy,random", 4)
+    whole = run_games(game, setup, lineup, variant, 42, 9_000, progress=False).frame
+    steps, start = [], 0
+    for n in (2_000, 3_000, 4_000):
+        steps.append(run_games(game, setup, lineup, variant, 42, n, start=start, progress=False, chunk_size=1_500).frame)
+        start += n
+    assert pl.concat(steps).equals(whole)
+    looked = []
+    stopped = run_games(game, setup, lineup, variant, 42, 4_000, start=5_000, progress=False, checkpoints=[1_000, 4_000],
+                        stop=lambda wins, games: looked.append(games) or True)
+    assert looked == [1_000] and stopped.meta["games"] == 1_000 and stopped.frame.equals(whole.slice(5_000, 1_000))
+    for wrong in ({"start": -1}, {"start": 10, "precision": 0.01}):
+        with pytest.raises(ValueError, match="start"):
+            run_games(game, setup, lineup, variant, 42, 100, progress=False, **wrong)
+
+
 def test_parquet_schema_and_metadata(bird_weather, tmp_path):
     path = tmp_path / "run.parquet"
     _run(bird_weather, path, None, 10_000, games=25_000)

@@ -466,8 +466,11 @@ class Studio:
             time.sleep(0.5)
 
     def close(self) -> None:
+        """Stop every job: a measurement stops at its next look and saves what it has (a daemon
+        thread still measuring the published rules is left to end with the process; it writes
+        nothing until it is done, and then atomically)."""
         self.measuring.close()
-        self.opening.close()
+        self.opening.close(wait=1.0)
         self.tuning.close(wait=1.0)
 
 

@@ -372,7 +372,7 @@ function drawLive(result) {
   const history = (result.history || []).filter((h) => h.change_pp !== null);
   if (!history.length) { box.replaceChildren(); return; }
   const limit = S.game.thresholds.change_pp;
-  const W = 640, H = 240, L = 56, R = 12, T = 14, B = 36;
+  const W = 640, H = 240, L = 56, R = 28, T = 14, B = 36;
   const lows = history.flatMap((h) => [h.stop_ci_pp[0], h.ci_pp[0]]).concat([-limit * 1.6]);
   const highs = history.flatMap((h) => [h.stop_ci_pp[1], h.ci_pp[1]]).concat([limit * 1.6]);
   const y0 = Math.min(...lows), y1 = Math.max(...highs);
@@ -392,7 +392,7 @@ function drawLive(result) {
   };
   add("rect", { x: L, y: y(limit), width: W - L - R, height: y(-limit) - y(limit), fill: "#e4f1e9" });
   add("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#8a94a3", "stroke-dasharray": "4 3" });
-  add("text", { x: L + 4, y: y(limit) + 12, "font-size": 11, fill: "#1f7a4d" }, `±${limit} pp: no change`);
+  add("text", { x: W - R, y: y(-limit) - 4, "font-size": 11, "text-anchor": "end", fill: "#1f7a4d" }, `±${limit} pp: no change`);
   for (const v of [y0, 0, y1]) add("text", { x: L - 6, y: y(v) + 4, "font-size": 11, "text-anchor": "end", fill: "#5b6575" }, signed(v, 1));
   for (const games of looks) {
     add("text", { x: x(games), y: H - 18, "font-size": 10, "text-anchor": "middle", fill: "#5b6575" },
