@@ -619,7 +619,10 @@ function renderTune() {
   const words = { running: "racing the candidates…", done: "done", failed: "failed", stopped: "stopped" };
   let line = `Tuner ${words[state.status] || state.status}: ${state.candidates.length} candidates measured.`;
   if (state.error) line += ` ${state.error}`;
-  if (state.status === "done") line += state.winner ? ` Smallest change that meets the target: ${state.winner.name}.` : " No candidate met the target.";
+  if (state.status === "done") {
+    line += state.winner ? ` Smallest change that meets the target: ${state.winner.name}.` : " No candidate met the target.";
+    if (state.verdict && state.verdict.sentences) line += " " + state.verdict.sentences.join(" ");
+  }
   $("tune-status").textContent = line;
   const table = el("table", {}, el("thead", {}, el("tr", {}, ["#", "change", "stage", "games", "first seat's edge", "status"]
     .map((h) => el("th", { scope: "col", text: h })))));
