@@ -71,7 +71,7 @@ class TaskGroup(TyperGroup):
 app = typer.Typer(
     cls=TaskGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
     help="Monte Carlo balance analyzer for tabletop games. Run (init, new-game, simulate, book), look (report, cards, "
-         "traps, games, replay), compare (whatif, sweep, tune, tournament, ladder, exploits) and check (play, bench); every page "
+         "traps, games, replay), compare (studio, whatif, sweep, tune, tournament, ladder, exploits) and check (play, bench); every page "
          "opens with its verdict. Defaults come from ./balance.toml if there is one (`balance init` writes one).",
 )
 
@@ -938,6 +938,9 @@ def bench(
         = "1000000,100000000",
     scale_speed_games: Annotated[int, typer.Option(
         "--scale-speed-games", help="With --scale: games per speed-up timing.")] = 20_000_000,
+    compile_: Annotated[bool, typer.Option(
+        "--compile", help="Also time each game's first command from an empty compile cache (a new process each: "
+                          "the stock play loop, and the random build); BENCHMARKS.md's table keeps it.")] = False,
     as_json: JsonOpt = False,
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
@@ -971,7 +974,8 @@ def bench(
                    for name in names]
         typer.echo(json.dumps(results, indent=2) if as_json else format_search_bench(results))
         return
-    results = [run_bench(name, players, games, reference_games, repeats, progress=not as_json) for name in names]
+    results = [run_bench(name, players, games, reference_games, repeats, progress=not as_json, compile_=compile_)
+               for name in names]
     typer.echo(json.dumps(results, indent=2) if as_json else format_bench(results))
 
 

@@ -43,6 +43,54 @@ def machine() -> dict:
             "numba": numba.__version__, "platform": platform.platform(), "balance": __version__}
 
 
+def provenance() -> dict:
+    """What a kept result says about where it came from: the checkout's commit (``-dirty`` with
+    uncommitted changes to tracked files) and the date (UTC)."""
+    import subprocess
+    from datetime import datetime, timezone
+
+    from simcore.cache import ROOT
+
+    def git(*args) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    if commit != "unknown" and git("status", "--porcelain", "--untracked-files=no"):
+        commit += "-dirty"
+    return {"commit": commit, "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def first_compile_seconds(name: str, players: int) -> dict:
+    """Wall seconds of a game's first command from an empty compile cache, in a new process each:
+    ``stock``, ``simulate -s SKILLED -n 1000`` (the stock play loop); ``random``, ``simulate -n
+    100000`` (every seat random: the random build, simcore/builds.py).  Python starting, the
+    imports, the compile and the games: what a newcomer waits for."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from simcore.errors import BalanceError
+
+    game = get_game(name)
+    found = {}
+    for build, options in (("stock", ["-s", game.strong_strategy, "-n", "1000"]), ("random", ["-n", "100000"])):
+        with tempfile.TemporaryDirectory(prefix="balance-compile-") as cache:
+            env = {**os.environ, "BALANCE_CACHE_DIR": cache}
+            env.pop("NUMBA_CACHE_DIR", None)
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "balance", "simulate", name, "-p", str(players), *options,
+                                   "--seed", "1", "-q"], env=env, capture_output=True, text=True)
+            seconds = time.perf_counter() - started
+        if done.returncode != 0:
+            raise BalanceError(f"bench --compile: the first {build} command of {name} failed: "
+                               f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
+        found[build] = round(seconds, 1)
+    return found
+
+
 def _compiled_rate(game, setup, lineup, games, threads, repeats) -> float:
     set_threads(threads)
     best = float("inf")
@@ -64,7 +112,8 @@ def _reference_rate(game, setup, games, repeats) -> float:
     return games / best
 
 
-def run_bench(name: str, players: int, games: int, reference_games: int, repeats: int, progress=True) -> dict:
+def run_bench(name: str, players: int, games: int, reference_games: int, repeats: int, progress=True,
+              compile_: bool = False) -> dict:
     game = get_game(name)
     variant = game.variant()
     setup = game.setup(players, variant)
@@ -87,7 +136,12 @@ def run_bench(name: str, players: int, games: int, reference_games: int, repeats
     set_threads(None)
     say(f"bench {name} {players}p: {game.play_unit} per game (kernel logs of {PLAY_COUNT_GAMES:,} random games) ...")
     plays = game.plays_per_game(setup, random, 1000, PLAY_COUNT_GAMES)
+    first = None
+    if compile_:
+        say(f"bench {name} {players}p: the first command from an empty cache (two new processes) ...")
+        first = first_compile_seconds(name, players)
     return {
+        "kind": "bench", **provenance(), "first_compile_seconds": first,
         "game": name, "players": players, "games": games, "reference_games": reference_games,
         "threads": all_threads, "warmup_seconds": round(warmup, 2),
         "random_1_thread": round(one), "random_all_threads": round(many),
@@ -196,6 +250,12 @@ def format_bench(results: list[dict]) -> str:
             f"  ratio compiled/reference: {r['ratio_1_thread']:,}x on 1 thread, {r['ratio_all_threads']:,}x on {r['threads']}",
             f"  ({r['games']:,} compiled games per timing, best of the repeats; compile/cache load {r['warmup_seconds']} s)",
         ]
+        if r.get("first_compile_seconds"):
+            first = r["first_compile_seconds"]
+            lines.append(f"  first command from an empty cache: {first['stock']:.1f} s ({r.get('strong_strategy')} play), "
+                         f"{first['random']:.1f} s (random play)")
+        if r.get("commit"):
+            lines.append(f"  measured at {r['commit']}, {r['date']}")
     return "\n".join(lines)
 
 

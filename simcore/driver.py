@@ -417,18 +417,6 @@ def _compiled_marker(lineup) -> Path | None:
     return Path(folder) / f".compiled-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
 
 
-# seconds a game's first command takes from an empty cache, compile and all, on the shared 2-core
-# Intel Xeon of BENCHMARKS.md (2026-11-29, after simcore/jit.py's plain copies; the AMD EPYC of
-# earlier sessions took about twice as long): the first run's progress line says them, and
-# simcore/warm.py deals the games to processes so that the last one ends early.  The stock play
-# loop (`simulate GAME -s heuristic -n 1000`; ALEA's `-s expected-value`)
-COMPILE_SECONDS = {"bird-weather": 26, "chimera": 44, "sky-city": 25, "ten-tricks": 25, "triatri": 55}
-# a line-up of random seats, which plays the random build (simcore/builds.py): `simulate GAME -n
-# 100000`; a rules file's, examples/games/hearts.toml's
-RANDOM_COMPILE_SECONDS = {"bird-weather": 7, "chimera": 16, "sky-city": 17, "ten-tricks": 11, "triatri": 12}
-RULES_FILE_COMPILE_SECONDS = 8
-
-
 def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     """Compile the play loop (or load it from the cache) before the clock starts, so the clock
     sees only games.  The first compile takes a while: with ``announce`` it says so on stderr."""
@@ -440,11 +428,13 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
     plugins = [Path(p).name for p in getattr(lineup, "plugins", ())]
     what = f"{game.title} kernels" + (f" with plug-in {', '.join(plugins)}" if plugins else "")
     if fresh:
-        table = RANDOM_COMPILE_SECONDS if getattr(lineup.kernels, "__balance_random__", False) else COMPILE_SECONDS
+        from simcore.measured import first_compile, machine_phrase
+
         name = str(getattr(game, "name", ""))
-        seconds = (None if plugins else RULES_FILE_COMPILE_SECONDS if name.endswith(".toml") and table is RANDOM_COMPILE_SECONDS
-                   else table.get(name))
-        how_long = f"about {seconds} s on a 2-core machine" if seconds else "a minute or two"
+        build = "random" if getattr(lineup.kernels, "__balance_random__", False) else "stock"
+        seconds = None if plugins or not name else first_compile(name, build)
+        # the newest kept measurement of this game's first command (benchmarks/, BENCHMARKS.md)
+        how_long = f"about {seconds:.0f} s on {machine_phrase(name)}" if seconds else "a minute or two"
         # once per engine (and hooks module, and plug-in): an edit or an upgrade compiles afresh
         print(f"compiling {what}, once until their sources change ({how_long})...", file=sys.stderr, flush=True)
     started = time.perf_counter()

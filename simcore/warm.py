@@ -20,7 +20,7 @@ import sys
 import time
 
 from simcore.builds import random_builds_wanted, stock_loops
-from simcore.driver import COMPILE_SECONDS, RANDOM_COMPILE_SECONDS, _compiled_marker, compile_kernels
+from simcore.driver import _compiled_marker, compile_kernels
 
 STOCK_ONLY = "--stock-only"  # the compile processes' flag: inside ``simcore.builds.stock_loops``
 
@@ -50,8 +50,21 @@ def cold_games(names: list[str]) -> list[str]:
 
 
 def _seconds(name: str) -> float:
-    """About how long a game's play loops (``play_loops``) take to compile from an empty cache."""
-    return COMPILE_SECONDS.get(name, 60) + (RANDOM_COMPILE_SECONDS.get(name, 20) if random_builds_wanted() else 0)
+    """About how long a game's play loops (``play_loops``) take to compile from an empty cache: the
+    newest kept measurements (simcore/measured.py), a game never measured counting as the mean of
+    those that were (1 s each where none is kept: the games are then dealt evenly)."""
+    from simcore.measured import first_compile
+    from simcore.game import game_names
+
+    builds = ["stock", "random"] if random_builds_wanted() else ["stock"]
+    total = 0.0
+    for build in builds:
+        own = first_compile(name, build)
+        if own is None:
+            known = [v for v in (first_compile(n, build) for n in game_names()) if v is not None]
+            own = sum(known) / len(known) if known else 1.0
+        total += own
+    return total
 
 
 def deal(names: list[str], processes: int) -> list[list[str]]:

@@ -70,14 +70,14 @@ def test_inside_stock_loops_random_seats_play_the_stock_loop_and_warm_compiles_i
         assert not random_builds_wanted()
         assert game.lineup("random", 3).kernels is stock
         assert [lineup.kernels for lineup in warm.play_loops(game)] == [stock]
-        assert warm._seconds("triatri") == warm.COMPILE_SECONDS["triatri"]
+        stock_only = warm._seconds("triatri")  # the stock loop alone (its kept measurement, simcore/measured.py)
         started = []
         monkeypatch.setattr(warm, "cold_games", lambda names: list(names))
         monkeypatch.setattr(warm.subprocess, "Popen", lambda args, **kw: started.append(args) or _Done())
         warm.warm_games(["triatri", "chimera"], announce=False, processes=2)
         assert all(args[3] == warm.STOCK_ONLY for args in started) and len(started) == 2
     assert random_builds_wanted() and game.lineup("random", 3).kernels is not stock
-    assert warm._seconds("triatri") == warm.COMPILE_SECONDS["triatri"] + warm.RANDOM_COMPILE_SECONDS["triatri"]
+    assert warm._seconds("triatri") > stock_only  # and its random build besides
 
 
 class _Done:

@@ -33,8 +33,10 @@ from conftest import balance
 pytestmark = pytest.mark.docs  # a tier of its own (Makefile: make test-fast leaves it out)
 
 ROOT = Path(__file__).resolve().parent.parent
+# docs/perf-notes/ is the measurements' journal: each note gives the commands as they were run
+# that day (old commits, minutes of timing), a record rather than a page to follow
 PAGES = [ROOT / "README.md", ROOT / "reports" / "README.md",
-         *sorted(p for p in (ROOT / "docs").rglob("*.md"))]
+         *sorted(p for p in (ROOT / "docs").rglob("*.md") if "perf-notes" not in p.parts)]
 
 # the most games each command plays here (``-n``/``--games``), and what a command without -n gets
 SMALL = {"simulate": 2_000, "cards": 2_000, "whatif": 2_000, "sweep": 600, "tournament": 2_000, "ladder": 200,

@@ -275,6 +275,7 @@ def test_a_rules_file_is_edited_as_text_and_exports_as_a_rules_file(tmp_path):
         broken = game["rules_text"].replace("hand_size = 7", "hand_size = 99", 1)
         answer = client.post("/api/versions", json={"rules_text": broken})
         assert answer.json()["refused"] and "\n" not in answer.json()["error"], answer.text
+        assert answer.json()["key"] == "deal.hand_size" and answer.json()["error"].startswith(f"{RULES}: deal.hand_size (line ")
         edited = game["rules_text"].replace("hand_size = 7", "hand_size = 6", 1)
         answer = client.post("/api/versions", json={"rules_text": edited})
         assert answer.status_code == 201, answer.text

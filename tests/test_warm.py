@@ -3,14 +3,34 @@ processes, dealt so that the last one ends early, and starts none when the cache
 from simcore import warm
 
 
-def test_the_games_are_dealt_longest_first_to_the_least_loaded_process():
+def test_the_games_are_dealt_longest_first_to_the_least_loaded_process(monkeypatch):
     names = ["ten-tricks", "bird-weather", "triatri", "sky-city", "chimera"]
-    # a game's stock loop and its random build (driver.COMPILE_SECONDS + RANDOM_COMPILE_SECONDS):
-    # 67 s, 60 s, then 42 s to the lighter (60), 36 s to the lighter (67), 33 s to the lighter (102)
+    # made-up compile times (the real ones are read from benchmarks/, simcore/measured.py):
+    # 67, 60, then 42 to the lighter (60), 36 to the lighter (67), 33 to the lighter (102)
+    seconds = {"triatri": 67, "chimera": 60, "sky-city": 42, "ten-tricks": 36, "bird-weather": 33}
+    monkeypatch.setattr(warm, "_seconds", seconds.__getitem__)
     assert warm.deal(names, 2) == [["triatri", "ten-tricks"], ["chimera", "sky-city", "bird-weather"]]
     assert warm.deal(names, 1) == [["triatri", "chimera", "sky-city", "ten-tricks", "bird-weather"]]
     assert warm.deal(["sky-city"], 16) == [["sky-city"]]  # never more processes than games
     assert sorted(sum(warm.deal(names, 3), [])) == sorted(names)
+
+
+def test_a_game_never_measured_counts_as_the_mean_of_those_that_were(monkeypatch, tmp_path):
+    import json
+
+    from simcore import measured
+
+    (tmp_path / "kept.json").write_text(json.dumps([
+        {"game": game, "date": "2026-12-01", "first_compile_seconds": {"stock": stock, "random": 5.0}}
+        for game, stock in (("triatri", 14.0), ("chimera", 18.0))]))
+    monkeypatch.setattr(measured, "RESULTS", tmp_path)
+    measured.kept.cache_clear()
+    try:
+        with __import__("simcore.builds", fromlist=["stock_loops"]).stock_loops():
+            assert warm._seconds("triatri") == 14.0 and warm._seconds("sky-city") == 16.0
+        assert warm._seconds("chimera") == 23.0
+    finally:
+        measured.kept.cache_clear()
 
 
 def test_nothing_starts_unless_two_games_are_cold(monkeypatch):

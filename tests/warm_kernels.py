@@ -31,31 +31,32 @@ PLUGIN_SETS = {
     "triatri": [(["tests/peek_triatri.py"], (SCENARIO,))],
     RULES_FILE: [],
 }
-# seconds to compile a game's stock kernels, and one entry point of a plug-in build, from an empty
-# cache (measured on a 2-core Intel Xeon, CI runs of 18213c6, 70d0694 and 1c02371, and this file
-# run alone, Chimera's at 67dbe17); every game's run_chunk but 10 TRICKS LATER's has the
-# (all-random) game compiled into it (simcore/games/*/kernel.py)
-COST = {"chimera": 87, "ten-tricks": 28, "triatri": 98, "bird-weather": 82, "sky-city": 58, RULES_FILE: 100}
-ENTRY_COST = {RUN: 10, SCENARIO: 8, LOGS: 8}
-GAME_RUN_COST = {"bird-weather": 45, "sky-city": 35, "chimera": 62}  # a plug-in build's run_chunk, where it differs
-
-
-# a game's random build (simcore/builds.py), compiled by the same job: the first `simulate GAME`
-# from an empty cache on the shared 2-core AMD EPYC, 2026-11-28 (BENCHMARKS.md, "The first command")
-RANDOM_COST = {"chimera": 180, "ten-tricks": 30, "triatri": 160, "bird-weather": 25, "sky-city": 80, RULES_FILE: 25}
-
-
 def _cost(game: str) -> float:
-    return COST[game] + RANDOM_COST[game] + sum(GAME_RUN_COST.get(game, ENTRY_COST[e]) if e == RUN else ENTRY_COST[e]
-                            for _, entries in PLUGIN_SETS[game] for e in entries)
+    """About how long a job and its plug-in sets take from an empty cache: the game's first
+    command, its stock loop and its random build, as measured and kept in benchmarks/
+    (simcore/measured.py; a game never measured counts as the mean of those that were), and each
+    plug-in set's entry points as that stock loop again (a plug-in build compiles the game's loop
+    anew with the plug-in in it: an upper bound, the build's own helpers come from the cache)."""
+    from simcore.measured import first_compile
+    from simcore.game import game_names
+
+    def measured(name: str, build: str) -> float:
+        own = first_compile(name, build)
+        if own is not None:
+            return own
+        known = [v for v in (first_compile(n, build) for n in game_names()) if v is not None]
+        return sum(known) / len(known) if known else 1.0
+
+    stock = measured(game, "stock")
+    return stock + measured(game, "random") + sum(stock for _, entries in PLUGIN_SETS[game] for _ in entries)
 
 
 def shares(workers: int) -> list[list[str]]:
-    """The jobs dealt to ``workers`` processes so that the last one ends as early as the rough
-    costs above allow (every way of dealing the five games is tried; they are few).  A game's
+    """The jobs dealt to ``workers`` processes so that the last one ends as early as the measured
+    costs (``_cost``) allow (every way of dealing the five games is tried; they are few).  A game's
     plug-in builds go with the game: they reuse its stock kernels, which the same process has just
     compiled (another process compiling them at the same time would do it twice)."""
-    games = sorted(COST, key=_cost, reverse=True)
+    games = sorted(PLUGIN_SETS, key=_cost, reverse=True)
     used = min(workers, len(games))  # more processes than games: the rest get nothing
     best, best_end = None, float("inf")
     for deal in itertools.product(range(used), repeat=len(games)):

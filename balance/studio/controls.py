@@ -144,7 +144,12 @@ def text_settings(game, players: int, text: str) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BalanceError(f"{game.path}: not TOML: {exc}") from None
-    parse_rules(data, game.path, text, {}, counts=(players,))
+    try:
+        parse_rules(data, game.path, text, {}, counts=(players,))
+    except BalanceError as exc:  # "my-game.toml: deal.hand_size (line 20): ...": said beside that key's control too
+        words = str(exc).removeprefix(f"{game.path}: ").split()
+        exc.key = words[0] if words and words[0] in game.variant_keys else None
+        raise
     before, after = flatten(game.spec.raw), flatten(data)
     removed = [key for key in before if key not in after]
     if removed:

@@ -216,6 +216,7 @@ async function propose(body, errorKey) {
   if (!answer.ok || answer.data.refused) {
     clearErrors();
     showError(answer.data.key && controlOf(answer.data.key) ? answer.data.key : errorKey, answer.data.error);
+    if (errorKey === "rules-text") showError("rules-text", answer.data.error);  // under the text as well
     showControls();  // back to the values of the version in force
     return false;
   }
