@@ -65,7 +65,7 @@ def tables(folder: Path | None = None) -> str:
             f"| {_rate(e['heuristic_all_threads'])} games/s ({e['strong_strategy']}) "
             f"| {e['ns_per_play_1_thread']:.1f} ns per {e['play_unit'].removesuffix('s')} "
             f"| {_seconds(compile_.get('stock'))} / {_seconds(compile_.get('random'))} "
-            f"| {e['date'][:10]}, {e.get('commit', '?')}, {_machine(e)} |")
+            f"| {e['date'][:10]}, {e.get('commit', '?')}, {_machine(e)}; {e['games']:,} games a timing |")
     if not names:
         lines.append("| (no results kept yet) | | | | | | | |")
     lines += ["", "### A fresh clone: `tools/fresh_clone.py`", "",
