@@ -377,7 +377,9 @@ def test_plugin_example_runs_and_its_seat_is_reported(tmp_path):
 BENCH_KEYS = {"game", "players", "games", "reference_games", "threads", "warmup_seconds",
               "random_1_thread", "random_all_threads", "heuristic_all_threads", "reference",
               "ratio_1_thread", "ratio_all_threads", "machine", "strong_strategy", "thread_scaling",
-              "strong_vs_random", "play_unit", "plays_per_game", "plays_per_second_1_thread", "ns_per_play_1_thread"}
+              "strong_vs_random", "play_unit", "plays_per_game", "plays_per_second_1_thread", "ns_per_play_1_thread",
+              # what a kept result says of itself (benchmarks/, BENCHMARKS.md), and --compile's figures (None without it)
+              "kind", "commit", "date", "first_compile_seconds"}
 
 
 def test_bench_json_has_the_documented_keys():
@@ -385,6 +387,7 @@ def test_bench_json_has_the_documented_keys():
     assert run.code == 0 and run.err == ""
     (result,) = json.loads(run.out)
     assert set(result) == BENCH_KEYS
+    assert result["kind"] == "bench" and result["commit"] and result["date"] and result["first_compile_seconds"] is None
     assert (result["game"], result["players"], result["games"], result["reference_games"]) == (
         "bird-weather", 4, 20000, 200)
     for key in ("random_1_thread", "random_all_threads", "heuristic_all_threads", "reference"):
