@@ -216,6 +216,8 @@ def studio_briefly(argv: list[str]) -> tuple[int, str, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     words = [w for i, w in enumerate(argv) if w != "--port" and (i == 0 or argv[i - 1] != "--port")]
+    if "--versions" not in words:  # not beside a rules file of examples/ (the scratch folder links to the repository's)
+        words += ["--versions", f"studio-versions-{port}"]
     process = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), *words, "--port", str(port), "--no-browser"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = process.stdout.readline()
