@@ -238,7 +238,6 @@ class Studio:
 
     def _measure(self, number: int, tier: str, cancelled, why) -> None:
         from analysis.verdict import thresholds
-        from analysis.whatif import compared_document
 
         version = self.store.get(number)
         looks = self.looks
@@ -258,9 +257,7 @@ class Studio:
                 if cancelled():
                     result["status"] = why()
                     break
-                columns = set(base.rows(1).columns)
-                document = compared_document([base.rows(n), arm.rows(n)], [base.meta_for(n), arm.meta_for(n)], columns,
-                                             [self.published, arm.variant], self.players, n, self.seed, arm.lineup)
+                document = self._compared(base, arm, n)
                 live = headline(document, confidence, thresholds().change_pp, thresholds().seat_pp)
                 live["sentence"] = live["sentence"].replace("Variant 1 (", f"Version {number} (", 1)
                 result.update(games=n, document=document, live=live, seconds=round(time.perf_counter() - started, 2))
@@ -282,11 +279,18 @@ class Studio:
         result["seconds"] = round(time.perf_counter() - started, 2)
         self.store.update_result(number, tier, result)
 
+    def _compared(self, first: Arm, second: Arm, n: int) -> dict:
+        """``second`` against ``first`` on games 0..n-1, every figure paired: whatif's own document."""
+        from analysis.whatif import compared_document
+
+        return compared_document([first.rows(n), second.rows(n)], [first.meta_for(n), second.meta_for(n)],
+                                 set(first.rows(1).columns), [first.variant, second.variant], self.players, n, self.seed,
+                                 second.lineup)
+
     # --- two versions side by side -------------------------------------------------------------
     def compare(self, first: int, second: int, tier: str | None = None) -> dict:
         """Version ``second`` against version ``first`` on the games both have been measured on
         (played again where the arms are no longer held): every figure, paired, as whatif."""
-        from analysis.whatif import compared_document
 
         tier = self.check_tier(tier)
         a, b = self.store.get(first), self.store.get(second)
@@ -297,9 +301,7 @@ class Studio:
         never = lambda: False  # noqa: E731 (a comparison plays to its end)
         arm_a.grow(n, never)
         arm_b.grow(n, never)
-        columns = set(arm_a.rows(1).columns)
-        document = compared_document([arm_a.rows(n), arm_b.rows(n)], [arm_a.meta_for(n), arm_b.meta_for(n)], columns,
-                                     [arm_a.variant, arm_b.variant], self.players, n, self.seed, arm_b.lineup)
+        document = self._compared(arm_a, arm_b, n)
         document["first"], document["second"] = first, second
         return document
 
