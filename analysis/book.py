@@ -2,7 +2,7 @@
 a one-table overview (first-player advantage, seat-equality test, game length, the main
 rule-event rates) and a chart of first-player advantage across the games.
 
-A game added to ``simcore.game.GAMES`` appears here with no change to this file: everything is
+A game added to ``simcore.registry.GAMES`` appears here with no change to this file: everything is
 read from the game's class (player counts, strategies, events) and from its run's summary.
 """
 from __future__ import annotations
@@ -217,7 +217,7 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
     from analysis.report import write_report
     from analysis.skill import skill_profile, tiers_of
     from simcore.driver import check_output_path, run_games
-    from simcore.game import game_names, get_game
+    from simcore.registry import game_names, get_game
 
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():

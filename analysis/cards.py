@@ -58,7 +58,7 @@ SCHEMA = {"card": pl.String, "copies": pl.Int64, "games_held": pl.Int64, "delta"
 
 def run_setup(meta: dict):
     """The game and the rules in force of a run, rebuilt from its metadata (as ``replay --run``)."""
-    from simcore.game import get_game, known_game
+    from simcore.registry import get_game, known_game
 
     if not known_game(meta.get("game")):
         raise BalanceError(f"unknown game '{meta.get('game')}' in the results")
@@ -357,7 +357,7 @@ def chart_alt(table: pl.DataFrame, found: dict) -> str:
 def report_section(frame: pl.LazyFrame, meta: dict, prefix: str, level: int) -> tuple[list, list[dict] | None]:
     """Blocks and JSON rows of the card-strength section of a run's report; nothing for a game
     without hands of cards (or one this version does not know)."""
-    from simcore.game import known_game
+    from simcore.registry import known_game
 
     if not known_game(meta.get("game")):
         return [], None
@@ -412,7 +412,7 @@ def write(table: pl.DataFrame, meta: dict, games: int, out: str | Path) -> Path:
 
 def card_games() -> list[str]:
     """The registered games that deal hands of cards (at their default rules)."""
-    from simcore.game import game_names, get_game
+    from simcore.registry import game_names, get_game
 
     names = []
     for name in game_names():

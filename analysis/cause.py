@@ -87,8 +87,9 @@ def card_cause(game_name: str, players: int = 4, games: int = DEFAULT_GAMES, see
     """Every card's worth when played, on the same deals: the JSON-ready document (rows sorted by
     worth, highest first; ``in_hand`` is the card strength of the same deals as dealt)."""
     from analysis.cards import card_strength
-    from simcore.driver import _progress, run_games, set_threads
-    from simcore.game import check_seed, get_game
+    from simcore.driver import run_games, set_threads
+    from simcore.progress import Progress
+    from simcore.registry import check_seed, get_game
     from simcore.version import __version__
 
     game = get_game(game_name)
@@ -107,7 +108,7 @@ def card_cause(game_name: str, players: int = 4, games: int = DEFAULT_GAMES, see
     lineup = game.lineup(strategies, players)
     set_threads(threads)
     started = time.perf_counter()
-    with _progress(progress, games * (len(wanted) + 1), f"{game.name} {players}p cause") as advance:
+    with Progress(progress, games * (len(wanted) + 1), f"{game.name} {players}p cause") as advance:
         first = run_games(game, setup, lineup, variant, seed, games, threads=threads, progress=False,
                           keep_frame=True, announce=progress)
         advance(games)

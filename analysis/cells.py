@@ -99,7 +99,7 @@ def strategy_label(game: str | None, name: str) -> str:
     """A strategy by name with the parameters it plays with (``search (d=24, p=1, ...)``,
     ``cautious (P=0.25)``), as the game's strategies module describes it; the bare name for a
     plug-in, an unknown game or a strategy without parameters."""
-    from simcore.game import get_game, known_game
+    from simcore.registry import get_game, known_game
 
     if not known_game(game):
         return str(name)

@@ -132,8 +132,8 @@ def gain_interval(points: np.ndarray, sigma: np.ndarray, action: int) -> dict:
 
 def ev_declaration(setup, trap: int) -> int:
     """What the built-in `expected-value` player declares for this trap in a mid-game round."""
-    from simcore.game import get_game
     from simcore.games.sky_city.rules import T_FINAL, T_TRAP, TABLE_WIDTH
+    from simcore.registry import get_game
 
     # the players are reached through the registry (analysis never imports strategies/)
     expected_value_declare = get_game("sky-city").strategy_module().expected_value_declare

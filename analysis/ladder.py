@@ -59,8 +59,9 @@ def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int
 def run_ladder(game_name: str, players: int, games: int = DEFAULT_GAMES, seed: int = 1, threads: int | None = None,
                rungs: list[str] | None = None, out: Path | None = None, progress: bool = True) -> dict:
     """Every rung against the one below; the JSON-ready document."""
-    from simcore.driver import _progress, set_threads
-    from simcore.game import check_seed, get_game
+    from simcore.driver import set_threads
+    from simcore.progress import Progress
+    from simcore.registry import check_seed, get_game
     from simcore.version import __version__
 
     game = get_game(game_name)
@@ -81,7 +82,7 @@ def run_ladder(game_name: str, players: int, games: int = DEFAULT_GAMES, seed: i
     fair = 1.0 / players
     steps = []
     started = time.perf_counter()
-    with _progress(progress, deals * players * (len(rungs) - 1), f"{game.name} {players}p ladder") as advance:
+    with Progress(progress, deals * players * (len(rungs) - 1), f"{game.name} {players}p ladder") as advance:
         for below, hero in zip(rungs, rungs[1:]):
             t0 = time.perf_counter()
             per_deal = play_rung(game, setup, variant, hero, below, deals, seed, threads, advance, announce=progress)

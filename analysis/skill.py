@@ -97,7 +97,7 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     dict) receives each tier's games and metadata (the book's card section per tier)."""
     from analysis.ladder import play_rung
     from analysis.tournament import clustered_rate
-    from simcore.driver import _progress
+    from simcore.progress import Progress
 
     tiers = tiers_of(game)
     players = setup.players
@@ -106,7 +106,7 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     deals = {name: -(-count[name] // players) for name in tiers}
     total = sum(deals[hero] * players for hero in tiers[1:]) + sum(count.values())
     gaps, edges = [], []
-    with _progress(progress, total, f"{game.name} {players}p skill") as advance:
+    with Progress(progress, total, f"{game.name} {players}p skill") as advance:
         for below, hero in zip(tiers, tiers[1:]):
             per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance,
                                  announce=progress)

@@ -95,7 +95,7 @@ def sweep(game_name: str, spec: str, players: int = 4, games: int = DEFAULT_GAME
           progress: bool = True, out: Path | None = None, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
     """Run every point of ``spec`` on games 0..games-1 of ``seed``; the JSON-ready document
     (``docs/whatif.md``).  Every point's rules are checked before the first game is played."""
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     game = get_game(game_name)
     game.check_players(players)

@@ -121,7 +121,7 @@ def seating_lineups(game, design: Design, plugin_paths=()) -> list:
 
     ``game.lineup`` checks every name; with plug-ins each call builds a fresh (uncompiled) copy
     of the kernels, so the seatings reuse the first copy and it compiles once."""
-    from simcore.game import Lineup
+    from simcore.lineup import Lineup
 
     players = design.players
     per_strategy = [game.lineup([name] * players, players, plugin_paths) for name in design.strategies]
@@ -181,13 +181,14 @@ def play(game, setup, variant, design: Design, lineups: list, seed: int, deals: 
     """Run every seating on game indices 0..deals-1 of ``seed`` (the one-strategy seatings on
     0..tier_deals-1, a superset); one progress bar for all."""
     tier_deals = max(deals, tier_deals or deals)
-    from simcore.driver import _progress, run_games
+    from simcore.driver import run_games
+    from simcore.progress import Progress
 
     tally = Tally(design, deals)
     players = design.players
     started = time.perf_counter()
     plays = [tier_deals if len(set(seating)) == 1 else deals for seating in design.seatings]
-    with _progress(progress, sum(plays), f"{game.name} {players}p tournament") as advance:
+    with Progress(progress, sum(plays), f"{game.name} {players}p tournament") as advance:
         for seating, lineup, n in zip(design.seatings, lineups, plays):
             frame = run_games(game, setup, lineup, variant, seed, n, threads=threads, progress=False,
                               keep_frame=True, announce=progress).frame
@@ -372,7 +373,7 @@ def run_tournament(game_name: str, players: int, strategies: str, games: int, se
     """Check every input, play every seating, return the JSON-ready document."""
     from simcore.version import __version__
     from simcore.driver import set_threads
-    from simcore.game import check_seed, get_game
+    from simcore.registry import check_seed, get_game
 
     game = get_game(game_name)
     variant = game.variant(variant_path)

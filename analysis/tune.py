@@ -199,9 +199,9 @@ def tune(space_path, seed: int = 1, out: Path | None = None, resume: bool = Fals
     with tempfile.TemporaryDirectory(prefix="balance-tune-") as scratch:
         measurer = Measurer(space, Path(scratch), threads, announce=progress)
         search = Search(space, measurer, rungs, seed, finals, count, done, journal_path, identity)
-        from simcore.driver import _progress
+        from simcore.progress import Progress
 
-        with _progress(progress, count, f"{space.game} {space.players}p tune", unit="candidates") as advance:
+        with Progress(progress, count, f"{space.game} {space.players}p tune", unit="candidates") as advance:
             try:
                 search.run(advance)
             except KeyboardInterrupt:

@@ -32,7 +32,7 @@ class Measurer:
     the rules tuned from on the same games.  Runs of the rules tuned from are kept for reuse."""
 
     def __init__(self, space: Space, scratch: Path, threads: int | None, announce: bool):
-        from simcore.game import get_game
+        from simcore.registry import get_game
 
         self.space, self.scratch, self.threads, self.announce = space, scratch, threads, announce
         self.game = get_game(space.game)

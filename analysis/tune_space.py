@@ -193,7 +193,7 @@ def _number(value) -> bool:
 
 def load_space(path: str | Path, players: int | None = None) -> Space:
     """Read and check a tune space; every problem is one line naming the file."""
-    from simcore.game import GAMES, get_game, known_game
+    from simcore.registry import GAMES, get_game, known_game
     from simcore.variants import read_toml
 
     path = Path(path)
@@ -365,7 +365,7 @@ def _change(entry: dict, game, players: int, base, where: str) -> Change:
 def _unchanged(game, players: int, base, key: str, values: list):
     """The value of ``values`` that leaves the rules in force exactly as the base rules have them
     (found by building the rules: a key the variant does not set has its published value)."""
-    from simcore.driver import setup_digest
+    from simcore.digests import setup_digest
 
     wanted = setup_digest(game.setup(players, base))
     for value in values:

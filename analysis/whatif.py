@@ -343,7 +343,7 @@ def check_report_folder(out: Path | None) -> None:
 
 def check_run_options(games: int, seed: int, threads: int | None) -> None:
     from simcore.driver import set_threads
-    from simcore.game import check_seed
+    from simcore.registry import check_seed
 
     if games < 1:
         raise BalanceError(f"--games must be at least 1, not {games}")
@@ -402,7 +402,7 @@ def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = D
 
     Every input is checked (variant files, their decks, strategies, options, the report folder)
     before the first game is played.  Returns the JSON-ready document (see ``docs/whatif.md``)."""
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     game = get_game(game_name)
     game.check_players(players)

@@ -119,14 +119,14 @@ def _players(game_name: str, players: int | None) -> int:
     alone needs no -p 2), else 4 (a game without 4 says its counts when it is set up)."""
     if players is not None:
         return players
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     counts = get_game(game_name).player_counts
     return counts[0] if len(counts) == 1 else 4
 
 
 def _game_and_setup(game_name, players, variant_path, deals):
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     game = get_game(game_name)
     if deals is not None and "deals" not in game.variant_keys:
@@ -238,7 +238,7 @@ def new_game(
 @app.command()
 def games(as_json: JsonOpt = False):
     """List the games, their player counts, strategies and variant keys."""
-    from simcore.game import game_names, get_game
+    from simcore.registry import game_names, get_game
 
     listed = []
     for name in game_names():
@@ -357,7 +357,7 @@ def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json
         from analysis.skill import skill_profile
         from analysis.summary import load_runs
         from simcore.driver import set_threads
-        from simcore.game import get_game
+        from simcore.registry import get_game
 
         meta = load_runs([str(r) for r in runs])[0].meta
         g = get_game(meta["game"])
@@ -760,7 +760,7 @@ def play(
     as_json: JsonOpt = False,
 ):
     """Play a scenario through both engines, check they agree, print the trick-by-trick log."""
-    from simcore.game import get_game
+    from simcore.registry import get_game
     from simcore.scenarios import load_scenario
 
     data = load_scenario(scenario)
@@ -815,9 +815,9 @@ def replay(
 ):
     """Print the trick-by-trick log of game INDEX of the run with SEED."""
     players = _players(game, players)
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
-    from simcore.game import check_seed
+    from simcore.registry import check_seed
 
     g = get_game(game)
     row = None
@@ -883,7 +883,7 @@ def traps(
     from analysis import equilibria as solver
     from analysis import traps as trap_report
     from simcore.driver import run_games
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     with _claim(out, force):
         game = get_game("sky-city")
@@ -897,9 +897,9 @@ def traps(
         rows = trap_report.trap_rows(result.meta)
         found = None
         if equilibria:
-            from simcore.driver import _progress
+            from simcore.progress import Progress
 
-            with _progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria",
+            with Progress(not quiet and not as_json, len(setup.deck.names), f"sky-city {players}p equilibria",
                            unit="trap cards") as step:
                 found = {"rounds": equilibrium_rounds, "check_rounds": solver.CHECK_ROUNDS, "seed": seed,
                          "traps": solver.equilibria(setup, equilibrium_rounds, solver.CHECK_ROUNDS, seed, step)}
@@ -945,14 +945,14 @@ def bench(
 ):
     """Measure games/s of the compiled engine (1 thread, all threads) and the reference engine."""
     from simcore.bench import format_bench, format_search_bench, run_bench, run_search_bench
-    from simcore.game import game_names, get_game
+    from simcore.registry import game_names, get_game
 
     for name, value in (("--games", games), ("--reference-games", reference_games), ("--repeats", repeats),
                         ("--search-games", search_games)):
         if value < 1:
             raise _error(f"{name} must be at least 1, not {value}")
     if scale:
-        from simcore.bench import format_scale_bench, run_scale_bench
+        from simcore.bench_scale import format_scale_bench, run_scale_bench
 
         try:
             sizes = [int(x.replace("_", "")) for x in scale_games.split(",")]
@@ -1016,7 +1016,7 @@ def main() -> None:
         numba_errors = sys.modules.get("numba.core.errors")
         if numba_errors is not None and isinstance(exc, numba_errors.NumbaError):
             from simcore.errors import numba_reason
-            from simcore.plugins import loaded_plugins
+            from simcore.plugins.loading import loaded_plugins
 
             if loaded_plugins():
                 _fail(f"plug-in {', '.join(loaded_plugins())} does not compile with Numba: {numba_reason(exc)}")

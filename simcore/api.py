@@ -8,7 +8,7 @@ import polars as pl
 
 from simcore.driver import DEFAULT_CHUNK, RunResult, run_games
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 
 TABLES = ("polars", "pandas")  # what ``simulate(to=...)`` hands back
 

@@ -7,14 +7,14 @@ seats.  A newcomer's first command (``balance simulate GAME``) seats random play
 wait for code it never runs: on the 2-core machine BIRD & WEATHER's stock play loop took 134 s
 to compile from an empty cache, its random build 41 s (BENCHMARKS.md, "The first command").
 
-``random_build`` is a copy of the game's kernel module (``simcore.plugins.module_copy``, as a
+``random_build`` is a copy of the game's kernel module (``simcore.codegen.module_copy``, as a
 plug-in build is) whose strategies module is the stock one with each ``choose_<decision>``
 replaced by the random player's own ``random_<decision>``: the branch the stock dispatch takes
 for a random seat, so the rows are the same bit for bit (tests/test_builds.py).  It is kept, with
 its compiled code, in a folder of the compile cache named by the game's group fingerprint
 (``simcore/cache.py``), so only the first process on a machine compiles it and editing another
 game leaves it compiled; the play-loop functions that cannot reach a decision (``deal_openings`` ...)
-stay the stock ones (``simcore.plugins.reuse_stock``).  ``Game.lineup`` picks it for a line-up of
+stay the stock ones (``simcore.codegen.reuse_stock``).  ``Game.lineup`` picks it for a line-up of
 random seats without plug-ins; any other line-up gets the stock module.
 
 The random strategies module also says ``RANDOM_ONLY = True``.  A play loop with a branch of its
@@ -54,17 +54,10 @@ def random_builds_wanted() -> bool:
 
 def random_strategies(strategies: ModuleType) -> ModuleType:
     """The stock strategies module's names, its decisions made by the random player alone."""
-    from numba import njit
+    from simcore.codegen import random_dispatch
 
-    lean = ModuleType(f"{strategies.__name__}_random")
-    lean.__dict__.update({name: value for name, value in vars(strategies).items() if not name.startswith("__")})
+    lean = random_dispatch(strategies, f"{strategies.__name__}_random")
     lean.RANDOM_ONLY = True  # the play loop's branch for other players is not compiled (kernels' RANDOM_ONLY)
-    for decision, args in strategies.PLUGIN_DECISIONS.items():
-        namespace = {f"random_{decision}": getattr(strategies, f"random_{decision}")}
-        # generated from the game's own argument list (PLUGIN_DECISIONS), as the plug-in dispatch is
-        exec(f"def choose_{decision}(strategy, {args}):\n    return random_{decision}({args})", namespace)
-        # inlined like the stock dispatch it replaces
-        setattr(lean, f"choose_{decision}", njit(inline="always")(namespace[f"choose_{decision}"]))
     return lean
 
 
@@ -72,7 +65,7 @@ def random_build(strategies: ModuleType, kernels: ModuleType) -> ModuleType:
     """The play loop of ``kernels`` with random players only: built once per process, compiled
     once per machine and engine (see the module docstring)."""
     from simcore.cache import BUILDS_ROOT, group_fingerprint, source_group
-    from simcore.plugins import module_copy, reuse_stock
+    from simcore.codegen import bound_to, module_copy, reuse_stock
 
     group = source_group(Path(kernels.__file__))  # the game's folder name: bird_weather ...
     key = f"{group}-{group_fingerprint(group)}"
@@ -82,8 +75,7 @@ def random_build(strategies: ModuleType, kernels: ModuleType) -> ModuleType:
         copy = module_copy(kernels, folder, f"kernel_random_{key.replace('-', '_')}", {"__strategies__": lean})
         decisions = {f"choose_{decision}" for decision in strategies.PLUGIN_DECISIONS}
         # the play loop's names bound to a replaced decision (choose_play ...)
-        bound = {name for name, value in vars(copy).items()
-                 if any(value is getattr(lean, d) for d in decisions)}
+        bound = bound_to(copy, [getattr(lean, d) for d in decisions])
         reuse_stock(copy, kernels, bound | {"strategy", "__strategies__"})
         copy.__balance_cache__ = folder / "__pycache__"  # where its compiled code is kept
         copy.__balance_random__ = True  # the first run's progress line says the random build's compile time

@@ -74,8 +74,8 @@ def worker_fingerprint() -> str:
 def _prepared(job: Job):
     if job.key not in _PREPARED:
         from simcore.cache import CACHE_ROOT
-        from simcore.game import get_game
         from simcore.outputs import write_atomic
+        from simcore.registry import get_game
 
         paths = []
         for name, source in job.plugins:  # the client's plug-in files, by content
@@ -135,8 +135,9 @@ class LocalExecutor:
         tallies, None).  Closed early (an interrupt, an error), it waits for the chunks being
         played, so that nothing writes after the run ends, and hands each one finished but
         not yielded to ``leftover``."""
-        import numba
         from concurrent.futures import ThreadPoolExecutor
+
+        import numba
 
         threads = numba.get_num_threads() if threads is None else threads
         ranges = even_pieces(list(ranges), threads)

@@ -18,7 +18,6 @@ lock (``simcore.outputs``).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -32,12 +31,23 @@ import polars as pl
 
 from simcore.cache import FINGERPRINT
 from simcore.cluster import LocalExecutor, current_executor
+from simcore.digests import file_digest, setup_digest
 from simcore.errors import BalanceError, RunInterrupted
-from simcore.game import MAX_SEED, check_seed
 from simcore.intervals import wilson_interval
 from simcore.outputs import claim_output, make_parents, write_failure
-from simcore.parts import (META_KEY, Parts, chunk_wins, is_run_folder, parts_folder, run_key_values, scan_run,
-                           split, write_part)
+from simcore.parts import (
+    META_KEY,
+    Parts,
+    chunk_wins,
+    is_run_folder,
+    parts_folder,
+    run_key_values,
+    scan_run,
+    split,
+    write_part,
+)
+from simcore.progress import Progress
+from simcore.registry import MAX_SEED, check_seed
 from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
@@ -82,23 +92,6 @@ def check_output_path(out: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # what a run file says about what made it
 # --------------------------------------------------------------------------------------------
-
-def file_digest(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def setup_digest(setup) -> str:
-    """A hash of the rules in force: every array and plain value of the game's setup (the
-    variant's settings, a trap deck's conditions, the deck ...)."""
-    digest = hashlib.sha256()
-    for name, value in sorted(vars(setup).items()):
-        if isinstance(value, np.ndarray):
-            digest.update(f"{name}:{value.dtype}:{value.shape}:".encode())
-            digest.update(np.ascontiguousarray(value).tobytes())
-        elif value is None or isinstance(value, (bool, int, float, str, tuple, list)):
-            digest.update(f"{name}={value!r};".encode())
-    return digest.hexdigest()[:16]
-
 
 def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None) -> dict:
     """Everything that decides a run's rows: a resumed run must match it exactly."""
@@ -230,7 +223,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     keep_frame = out is None if keep_frame is None else keep_frame
     game.check_lineup(setup, lineup)
     if lineup.plugins:  # a plug-in that writes to the game's state is refused before anything is written
-        from simcore.plugins import check_writes
+        from simcore.plugins.writes import check_writes
 
         compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
         game.take_tallies()
@@ -331,7 +324,7 @@ def _play(game, setup, lineup, seed, games, chunk_size, threads, progress, keep_
     pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="balance-writer") if parts is not None else None
     stream = None
     try:
-        with _progress(progress, games, f"{game.name} {setup.players}p") as advance:
+        with Progress(progress, games, f"{game.name} {setup.players}p") as advance:
             advance(sum(n for s, (n, _) in figures.items() if s < stops[-1]))
             for stop in stops:
                 # chunks never cross a checkpoint
@@ -488,72 +481,3 @@ def _check_interrupt() -> None:
     """Raise the Ctrl-C or SIGTERM that arrived but was swallowed (``_terminate_as_interrupt``)."""
     if _interrupted:
         raise KeyboardInterrupt
-
-
-# seconds between two progress lines when stderr is not a terminal (a pipe, a log file)
-PROGRESS_EVERY = float(os.environ.get("BALANCE_PROGRESS_SECONDS") or 10.0)
-
-
-class _progress:
-    """Progress on stderr: a rich bar on a terminal (done, rate, time left); in a pipe or a log,
-    one plain line every PROGRESS_EVERY seconds (and a last one when any was written); nothing
-    when disabled.  ``advance(n)`` counts n more of ``unit`` done."""
-
-    def __init__(self, enabled: bool, total: int, label: str, unit: str = "games"):
-        import sys
-
-        self.enabled, self.total, self.label, self.unit = enabled, total, label, unit
-        self.terminal = enabled and sys.stderr.isatty()
-
-    def __enter__(self):
-        self.t0 = time.perf_counter()
-        self.done = 0
-        if not self.enabled:
-            return lambda n: None
-        if not self.terminal:
-            return self._lines()
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]}"),
-                            TimeRemainingColumn(), console=Console(stderr=True), transient=False)
-        self.bar.__enter__()
-        self.task = self.bar.add_task(self.label, total=self.total, rate="")
-
-        def advance(n):
-            self.done += n
-            rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
-            self.bar.update(self.task, advance=n, rate=f"{rate:,.0f} {self.unit}/s")
-
-        return advance
-
-    def _lines(self):
-        import sys
-
-        self.last = self.t0
-        self.written = False
-
-        def advance(n):
-            self.done += n
-            now = time.perf_counter()
-            if n == 0 or now - self.last < PROGRESS_EVERY:  # nothing new (a run with nothing to resume)
-                return
-            self.last, self.written = now, True
-            rate = self.done / max(now - self.t0, 1e-9)
-            left = (self.total - self.done) / rate if rate > 0 else float("inf")
-            share = 100 * self.done / self.total if self.total else 100.0
-            print(f"{self.label}: {self.done:,} of {self.total:,} {self.unit} ({share:.0f}%), {rate:,.0f} {self.unit}/s, "
-                  f"about {left:,.0f} s left", file=sys.stderr, flush=True)
-
-        return advance
-
-    def __exit__(self, *exc):
-        import sys
-
-        if self.terminal:
-            self.bar.__exit__(*exc)
-        elif self.enabled and self.written and exc[0] is None:
-            print(f"{self.label}: {self.done:,} {self.unit} done in {time.perf_counter() - self.t0:,.1f} s",
-                  file=sys.stderr, flush=True)
-        return False

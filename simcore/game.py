@@ -1,11 +1,11 @@
-"""What every game offers the driver, the command line and the tests, and the registry.
+"""What every game offers the driver, the command line and the tests.
 
 A game is a subclass of :class:`Game` in ``simcore/games/<game>/game.py`` that names its rules
 module; this base class supplies what is the same for every game: variants and setup, strategy
 line-ups (built-ins and plug-ins), a chunk of games as Parquet columns from the outputs the game
 declares (``Columns``), logs in batches, the reference engine's games and scenarios, and the
-text of a log.  Adding a game = its folder, its strategies module and one ``register`` line
-(docs/architecture.md, "Adding a game").
+text of a log.  Adding a game = its folder, its strategies module and one ``register`` line in
+simcore/registry.py (docs/architecture.md, "Adding a game").
 """
 from __future__ import annotations
 
@@ -16,118 +16,9 @@ from types import ModuleType
 import numpy as np
 
 from simcore.errors import BalanceError
+from simcore.lineup import Lineup, make_lineup
+from simcore.registry import GAMES, MAX_SEED, check_seed
 from simcore.variants import Variant, load_variant, parse_variant
-
-GAMES: dict[str, tuple[str, str]] = {}
-"""The registry: game name -> (its Game class as "module:Class", its strategies module).  The
-engine finds a game's players only through here (``strategies_of``)."""
-
-
-_FREED_PAGES_KEPT = False
-
-
-def keep_freed_pages() -> None:
-    """Once per process, on glibc: keep freed memory mapped so the next chunk's outputs reuse it.
-
-    By default glibc hands an array of more than 128 KiB (up to 32 MiB, as it adapts) back to the
-    kernel when it is freed, and trims the heap's free top. Every chunk then gets fresh pages for
-    its output arrays, and the play loop's threads fault each one in as they write their rows.
-    Those faults do not run in parallel: at 2 threads a BIRD & WEATHER chunk of 262,144 games
-    took 75-77 ms against the compiled loop's 58 ms, and its 1 -> 2 thread speed-up fell from the
-    loop's 2.0x to 1.6-1.7x (BENCHMARKS.md, "Page faults"). With the thresholds raised, chunks
-    reuse the same pages (60.5 ms).
-    Nothing else changes: same rows, and the peak memory is the same (freed pages are kept, up
-    to 256 MiB, not added)."""
-    global _FREED_PAGES_KEPT
-    if _FREED_PAGES_KEPT:
-        return
-    _FREED_PAGES_KEPT = True
-    import ctypes
-    import platform
-
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3  # <malloc.h>
-    mallopt(m_mmap_threshold, 32 << 20)  # glibc's largest (HEAP_MAX_SIZE / 2 on 64-bit)
-    mallopt(m_trim_threshold, 256 << 20)
-
-
-def register(name: str, game_class: str, strategies: str) -> None:
-    """Make a game known to every command and test (docs/architecture.md, "Adding a game")."""
-    GAMES[name] = (game_class, strategies)
-
-
-register("bird-weather", "simcore.games.bird_weather.game:BirdWeather", "strategies.bird_weather")
-register("chimera", "simcore.games.chimera.game:Chimera", "strategies.chimera")
-register("sky-city", "simcore.games.sky_city.game:SkyCity", "strategies.sky_city")
-register("ten-tricks", "simcore.games.ten_tricks.game:TenTricks", "strategies.ten_tricks")
-register("triatri", "simcore.games.triatri.game:TriATri", "strategies.triatri")
-
-
-RULES_FILE_ENGINE = ("simcore.games.trick", "strategies.trick")
-"""The engine of every game described in a rules file (``balance simulate my-game.toml``): its
-folder and its players.  A rules file is a game of its own, named by its path, not a registry entry."""
-
-
-def is_rules_file(name: str) -> bool:
-    """Whether a game name is a rules file's path (``my-game.toml``) rather than a registered game."""
-    return str(name).lower().endswith(".toml")
-
-
-def known_game(name) -> bool:
-    """A registered game's name, or a rules file's path (whether the file is readable is checked
-    when the game is made: ``get_game``)."""
-    return isinstance(name, str) and (name in GAMES or is_rules_file(name))
-
-
-def strategies_of(kernel_module: str) -> ModuleType:
-    """The strategies module of the game whose folder holds ``kernel_module`` (a kernel.py's
-    ``__name__``): how a play loop finds the decisions it compiles in."""
-    package = kernel_module.rpartition(".")[0]
-    if package == RULES_FILE_ENGINE[0]:
-        return importlib.import_module(RULES_FILE_ENGINE[1])
-    for game_class, strategies in GAMES.values():
-        if game_class.partition(":")[0].rpartition(".")[0] == package:
-            return importlib.import_module(strategies)
-    raise LookupError(f"no registered game lives in {package}")
-
-
-MAX_SEED = 2**63 - 1  # seeds and game indices are int64 in the kernels
-
-
-def check_seed(seed, what: str = "--seed") -> int:
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise BalanceError(f"{what} must be a whole number from 0 to 2**63-1, not {seed!r}")
-    return seed
-
-
-def game_names() -> list[str]:
-    return list(GAMES)
-
-
-def get_game(name: str) -> "Game":
-    if is_rules_file(name):  # a trick-taking game described in a rules file (docs/rules-files.md)
-        return importlib.import_module(f"{RULES_FILE_ENGINE[0]}.game").RulesFileGame(name)
-    if name not in GAMES:
-        raise BalanceError(f"unknown game '{name}' (choose from: {', '.join(GAMES)})")
-    module_name, cls = GAMES[name][0].split(":")
-    return getattr(importlib.import_module(module_name), cls)()
-
-
-@dataclass(frozen=True)
-class Lineup:
-    """Who sits where: strategy names, their kernel ids and parameter rows, and the
-    compiled play-loop module that knows them (the stock one, or a plug-in build)."""
-
-    names: tuple[str, ...]
-    ids: np.ndarray  # int64[players]
-    params: np.ndarray  # float64[MAX_PLAYERS, N_PARAMS]
-    kernels: ModuleType
-    plugins: tuple[str, ...] = ()  # plug-in file paths
 
 
 @dataclass(frozen=True)
@@ -267,67 +158,8 @@ class Game:
             return str(name)
 
     def lineup(self, spec: str | list[str] | None, players: int, plugin_paths=()) -> Lineup:
-        """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup."""
-        from simcore.builds import random_build, random_builds_wanted
-        from simcore.plugins import load_plugin, plugin_build, plugin_row
-
-        strategies = self.strategy_module()
-        plugins = []
-        for path in plugin_paths:
-            plugin = load_plugin(path)
-            if plugin.game != self.name:
-                raise BalanceError(f"plug-in {path} is for '{plugin.game}', not '{self.name}'")
-            if plugin.name in strategies.BUILTIN or plugin.name in [p.name for p in plugins]:
-                raise BalanceError(f"plug-in {path}: strategy name '{plugin.name}' is already taken")
-            plugins.append(plugin)
-        by_name = {plugin.name: plugin for plugin in plugins}
-
-        if spec is None or spec == "":
-            names = [self.default_strategy] * players
-        else:
-            names = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec)]
-            if len(names) == 1:
-                names = names * players
-        if len(names) != players:
-            raise BalanceError(f"--strategies names {len(names)} seats but the game has {players} players")
-        parameters = getattr(strategies, "PARAMETER", {})
-        for n in names:
-            base, _, argument = n.partition(":")
-            if base not in strategies.BUILTIN and base not in by_name:
-                choices = [*strategies.BUILTIN, *by_name]
-                raise BalanceError(f"unknown strategy '{n}' for {self.name} (choose from: {', '.join(choices)})")
-            if argument and base not in parameters:
-                raise BalanceError(f"strategy '{base}' takes no parameter (got '{n}')")
-
-        params = np.zeros((self.max_players, strategies.N_PARAMS), dtype=np.float64)
-        for seat, n in enumerate(names):
-            base, _, argument = n.partition(":")
-            if base in strategies.BUILTIN:
-                try:  # a strategy's parameter (`fixed:3`, `search:d=64:policy=heuristic`) is checked by its module
-                    params[seat] = strategies.default_params(base, argument or None)
-                except ValueError:
-                    label = parameters[base][2] if isinstance(parameters[base], tuple) else parameters[base]
-                    raise BalanceError(f"strategy '{n}': the {label} after ':' must be a number") from None
-            else:
-                plugin = by_name[base]
-                values = getattr(plugin.module, "PARAMS", ())
-                if (not isinstance(values, (tuple, list)) or len(values) > strategies.N_PARAMS
-                        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)):
-                    raise BalanceError(f"plug-in {plugin.path}: PARAMS must be a tuple of at most "
-                                       f"{strategies.N_PARAMS} numbers")
-                params[seat, : len(values)] = values
-        kernels = importlib.import_module(self.kernels_module)
-        # a plug-in's id names its row of the address table (its functions compiled on first use)
-        ids = dict(strategies.BUILTIN)
-        ids.update({name: strategies.PLUGIN_BASE + plugin_row(plugin, strategies) for name, plugin in by_name.items()})
-        seat_ids = np.array([ids[n.partition(":")[0]] for n in names], dtype=np.int64)
-        if plugins:
-            builtin = seat_ids < strategies.PLUGIN_BASE
-            kernels = plugin_build(strategies, kernels, plugins, self.plugin_decisions,
-                                   random_seats=bool((seat_ids[builtin] == strategies.RANDOM).all()))
-        elif (seat_ids == strategies.RANDOM).all() and random_builds_wanted():  # simcore/builds.py
-            kernels = random_build(strategies, kernels)
-        return Lineup(tuple(names), seat_ids, params, kernels, tuple(p.path for p in plugins))
+        """Parse ``heuristic,random,...`` (one name = every seat) into a Lineup (simcore/lineup.py)."""
+        return make_lineup(self, spec, players, plugin_paths)
 
     def play_loop(self, setup, lineup: Lineup) -> Lineup:
         """``lineup`` on the compiled play loop that plays ``setup``'s rules: the line-up's own,
@@ -354,7 +186,6 @@ class Game:
         plug-in's illegal move stops the run with one line."""
         from simcore.rng import seat_keys  # here: importing this module does not load Numba
 
-        keep_freed_pages()
         if getattr(lineup.kernels, "__balance_random__", False) and not self.random_build_plays(setup):
             import dataclasses
 
@@ -587,8 +418,8 @@ class Game:
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
         """Game ``index`` of run ``seed``, logged exactly as the run played it."""
         self.check_lineup(setup, lineup)
-        if lineup.plugins:  # a plug-in that writes to the game's state is refused (simcore/plugins.py)
-            from simcore.plugins import check_writes
+        if lineup.plugins:  # a plug-in that writes to the game's state is refused (simcore/plugins/writes.py)
+            from simcore.plugins.writes import check_writes
 
             check_writes(self, setup, lineup, seed, logs=True)
         log = self.kernel_logs(setup, lineup, seed, [index])[0]

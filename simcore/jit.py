@@ -2,7 +2,7 @@
 on-disk cache: one folder per game and one for the common helpers, each keyed on the sources its
 compiled code depends on (``simcore.cache.group_cache_dir``), so editing one game recompiles that
 game alone.  Plug-in builds are copies of a game's files in a folder of their own
-(``simcore/plugins.py``), cached in ``NUMBA_CACHE_DIR`` (set in ``simcore/cache.py``).
+(``simcore/plugins/``), cached in ``NUMBA_CACHE_DIR`` (set in ``simcore/cache.py``).
 
 Nothing here changes Numba: the compiler runs as it ships.  First compiles are short because of
 the loops' shape (one thread's serial loop per game, no ``parallel=True``: simcore/threads.py),

@@ -39,7 +39,7 @@ def play_loops(game) -> list:
 
 def cold_games(names: list[str]) -> list[str]:
     """The games among ``names`` with a play loop this machine has not compiled yet."""
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     cold = []
     for name in names:
@@ -54,7 +54,7 @@ def _seconds(name: str) -> float:
     newest kept measurements (simcore/measured.py), a game never measured counting as the mean of
     those that were (1 s each where none is kept: the games are then dealt evenly)."""
     from simcore.measured import first_compile
-    from simcore.game import game_names
+    from simcore.registry import game_names
 
     builds = ["stock", "random"] if random_builds_wanted() else ["stock"]
     total = 0.0
@@ -115,7 +115,7 @@ def warm_games(names: list[str], announce: bool = True, processes: int | None = 
 
 def _compile(name: str) -> None:
     """One game's play loops, compiled (and cached) as a run would compile them."""
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     game = get_game(name)
     setup = game.setup(game.player_counts[0], game.variant())

@@ -19,7 +19,7 @@ Built-ins:
                tried in many deals of the unseen cards consistent with what the seat has
                seen (its own face-down card, the voids shown), each finished by playouts
 
-Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file
+Plug-ins get ids from PLUGIN_BASE up; simcore/plugins/dispatch.py re-executes this file
 with ``plugin_*`` dispatchers that call the user's functions.
 """
 import numpy as np
@@ -562,7 +562,7 @@ def search_facedown(params, seat, hand, table, number, rules, streams):
 
 
 # --- plug-in slots -------------------------------------------------------------
-# The argument lists a plug-in's functions take (simcore/plugins.py generates the
+# The argument lists a plug-in's functions take (simcore/plugins/dispatch.py generates the
 # dispatch from these); a decision a plug-in leaves out is made by random_<decision>.
 PLUGIN_DECISIONS = {
     "facedown": "params, seat, hand, table, number, rules, streams",
@@ -570,7 +570,7 @@ PLUGIN_DECISIONS = {
     "pick": "params, seat, available, hand, seen, table, number, rules, streams",
 }
 # the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
-# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+# for these alone, apart from the loop (simcore/plugins/table.py, plugin_row)
 PLUGIN_TYPES = {
     "facedown": "float64[:, ::1], int64, uint64, int64[::1], int64[::1], int64[::1], uint64[::1]",
     "play": "float64[:, ::1], int64, uint64, uint64, uint64, int64[::1], int64[::1], uint64[::1], int64[::1], uint64[::1]",
@@ -578,7 +578,7 @@ PLUGIN_TYPES = {
 }
 # where a strategy may write besides its own stream: the slots of this trick not played yet, to try
 # a card there and call resolve_trick, setting each back to -1 before it returns (greedy does;
-# simcore/plugins.py checks every plug-in for it before a run; docs/strategies.md)
+# simcore/plugins/writes.py checks every plug-in for it before a run; docs/strategies.md)
 PLUGIN_SCRATCH = {"table": ("T_PLAY + table[T_NPLAYED]", T_PLAY + MAX_PLAYERS, -1)}
 
 

@@ -26,7 +26,7 @@ Built-ins:
                round ``p`` times by a playout policy (random, greedy or heuristic for every seat);
                the best total is played.  Budget: ``search:d=24:p=1:policy=random:margin=0.5``
 
-Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file with a
+Plug-ins get ids from PLUGIN_BASE up; simcore/plugins/dispatch.py re-executes this file with a
 ``plugin_play`` dispatcher that calls the user's ``choose_play`` (same arguments as
 ``random_play``).
 """
@@ -527,12 +527,12 @@ PLUGIN_DECISIONS = {
     "play": "params, seat, hand, m0, m1, table, rules, masks, streams",
 }
 # the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
-# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+# for these alone, apart from the loop (simcore/plugins/table.py, plugin_row)
 PLUGIN_TYPES = {
     "play": "float64[:, ::1], int64, uint64, uint64, uint64, int64[::1], int64[::1], uint64[::1], uint64[::1]",
 }
 # where a strategy may write besides its own stream: argument -> (first, end, cleared), slots it may
-# use freely during its call and must set back to `cleared` before it returns (simcore/plugins.py
+# use freely during its call and must set back to `cleared` before it returns (simcore/plugins/writes.py
 # checks every plug-in for it before a run; docs/strategies.md)
 PLUGIN_SCRATCH = {"table": (T_SCRATCH, T_SCRATCH + SCRATCH_WIDTH, 0)}
 

@@ -353,7 +353,7 @@ def random_declare(params, seat, table, rules, odds, streams):
 
 PLUGIN_DECISIONS = {"declare": "params, seat, table, rules, odds, streams"}
 # the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
-# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+# for these alone, apart from the loop (simcore/plugins/table.py, plugin_row)
 PLUGIN_TYPES = {
     "declare": "float64[:, ::1], int64, int64[::1], int64[::1], float64[:, ::1], uint64[::1]",
 }

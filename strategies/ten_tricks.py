@@ -26,7 +26,7 @@ Built-ins:
                the ``policy`` (heuristic by default) for every seat; budget
                ``search:d=10:p=1:policy=heuristic:margin=0.05`` (SEARCH_DEFAULTS)
 
-Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file with
+Plug-ins get ids from PLUGIN_BASE up; simcore/plugins/dispatch.py re-executes this file with
 ``plugin_*`` dispatchers that call the user's functions.
 """
 import numpy as np
@@ -518,7 +518,7 @@ PLUGIN_DECISIONS = {
     "play": "params, seat, hand, legal, table, rules, masks, streams",
 }
 # the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
-# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+# for these alone, apart from the loop (simcore/plugins/table.py, plugin_row)
 PLUGIN_TYPES = {
     "swap": "float64[:, ::1], int64, uint64, int64[::1], int64[::1], uint64[::1], uint64[::1]",
     "play": "float64[:, ::1], int64, uint64, uint64, int64[::1], int64[::1], uint64[::1], uint64[::1]",

@@ -26,7 +26,7 @@ Built-ins:
                seat playing the policy (random, greedy or heuristic); the best total is played.
                ``search:d=24:p=1:policy=random:margin=0.05`` (the defaults, SEARCH_DEFAULTS)
 
-Plug-ins get ids from PLUGIN_BASE up; simcore/plugins.py re-executes this file with
+Plug-ins get ids from PLUGIN_BASE up; simcore/plugins/dispatch.py re-executes this file with
 ``plugin_*`` dispatchers that call the user's functions.
 """
 import numpy as np
@@ -606,7 +606,7 @@ PLUGIN_DECISIONS = {
     "play": "params, seat, hand, legal, table, rules, cards, masks, streams",
 }
 # the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
-# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+# for these alone, apart from the loop (simcore/plugins/table.py, plugin_row)
 PLUGIN_TYPES = {
     "bid": "float64[:, ::1], int64, uint64, int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64[::1]",
     "gem": "float64[:, ::1], int64, int64, uint64, int64[::1], int64[::1], int64[:, ::1], uint64[::1], uint64[::1]",

@@ -696,7 +696,7 @@ PLUGIN_DECISIONS = {
     "play": "params, seat, hand, legal, seen, table, cards, masks, rules, streams",
 }
 # the types the play loop passes them, in Numba's notation: a plug-in's functions are compiled
-# for these alone, apart from the loop (simcore/plugins.py, plugin_row)
+# for these alone, apart from the loop (simcore/plugins/table.py, plugin_row)
 PLUGIN_TYPES = {
     "pass": "float64[:, ::1], int64, uint64, int64[::1], int64[:, ::1], uint64[::1], int64[::1], uint64[::1]",
     "bid": "float64[:, ::1], int64, uint64, uint64, int64[::1], int64[:, ::1], uint64[::1], int64[::1], uint64[::1]",

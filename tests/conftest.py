@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simcore.game import GAMES, get_game
+from simcore.registry import GAMES, get_game
 
 # High Card (tests/high_card/): a sixth game written as docs/architecture.md says, registered only
 # while a test that asks for it runs, so the real commands never list it

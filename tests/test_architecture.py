@@ -3,8 +3,11 @@
     cli -> analysis -> simcore <- strategies
 
 (the cli layer: the package balance/, the command, and the top-level cli.py that runs it from a checkout)
-No module of the engine (simcore/) or of the players (strategies/) imports analysis or cli, and
-no import cycle exists anywhere in the project, counting imports inside functions too."""
+No module of the engine (simcore/) or of the players (strategies/) imports analysis or cli, the
+engine reaches the players through the registry alone (it never imports strategies/), and no
+import cycle exists anywhere in the project, counting imports inside functions too.  One job a
+module: no engine module outside a game's folder is longer than 500 lines, and code is generated
+in one module only."""
 import ast
 from pathlib import Path
 
@@ -72,6 +75,37 @@ def test_engine_and_players_never_import_analysis_or_cli():
     upward = [(module, target) for module, targets in import_graph().items() for target in targets
               if layer(module) in ("simcore", "strategies") and layer(target) in ("analysis", "cli")]
     assert upward == []
+
+
+def test_the_engine_reaches_the_players_through_the_registry_alone():
+    """A game's players are named in simcore/registry.py and imported by name (importlib), so no
+    engine module, a game's own included, imports strategies/ (the players import the engine)."""
+    upward = [(module, target) for module, targets in import_graph().items() for target in targets
+              if layer(module) == "simcore" and layer(target) == "strategies"]
+    assert upward == []
+    assert "strategies.search" in import_graph()["strategies.bird_weather"]  # imports of strategies/ are read
+
+
+ENGINE_LINES = 500
+
+
+def test_no_engine_module_outside_a_game_folder_is_long():
+    """A module longer than this does several jobs (issue 49): split it along its seams."""
+    long = {path.relative_to(ROOT).as_posix(): n for path in (ROOT / "simcore").rglob("*.py")
+            if "games" not in path.relative_to(ROOT / "simcore").parts
+            and (n := len(path.read_text(encoding="utf-8").splitlines())) > ENGINE_LINES}
+    assert long == {}
+
+
+def test_code_is_generated_in_one_module():
+    """``exec`` (the dispatchers written from a game's own argument lists) lives in
+    simcore/codegen.py alone; everything else is code a reader can open."""
+    found = set()
+    for name, path in project_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "exec":
+                found.add(name)
+    assert found == {"simcore.codegen"}
 
 
 def test_analysis_never_imports_cli_or_strategies():

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from simcore import bits
-from simcore.game import get_game
+from simcore.registry import get_game
 
 
 @njit(cache=True)

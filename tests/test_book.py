@@ -4,7 +4,7 @@ import json
 import re
 
 from conftest import balance
-from simcore.game import get_game
+from simcore.registry import get_game
 
 
 def test_book_links_a_report_per_player_count(tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.game import get_game, game_names
+from simcore.registry import get_game, game_names
 
 
 @pytest.mark.parametrize("name", game_names())
@@ -119,7 +119,8 @@ def test_a_plug_in_among_random_seats_plays_a_build_without_the_other_players_an
     built-in player plays the full build."""
     from pathlib import Path
 
-    from simcore.plugins import load_plugin, plugin_build
+    from simcore.plugins.dispatch import plugin_build
+    from simcore.plugins.loading import load_plugin
 
     game = get_game(name)
     path = str(Path(__file__).resolve().parent.parent / PLUGINS[name])
@@ -169,7 +170,7 @@ def choose_pick(params, seat, available, hand, seen, table, number, rules, strea
 
 
 def test_every_plug_in_of_a_game_plays_one_compiled_build_each_at_its_own_address(tmp_path):
-    """Plug-ins are called at addresses read while the games play (simcore/plugins.py), so every
+    """Plug-ins are called at addresses read while the games play (simcore/plugins/), so every
     plug-in of a game, and every edit of one, plays the same compiled loop: here a plug-in that
     asks the random player for every decision plays exactly the random seat's games, beside the
     example plug-in in the same process, and an edited copy of it gets a row of its own."""

@@ -19,7 +19,7 @@ from analysis import cards, report, stats
 from conftest import balance
 from simcore.driver import run_games
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.rng import DEAL, PyStream
 
 SEED = 20240611

@@ -18,7 +18,7 @@ from analysis.verdict import judge
 from conftest import balance
 from simcore.driver import run_games
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.play import withhold, withhold_slots
 
 CARD_GAMES = ("bird-weather", "chimera", "ten-tricks", "triatri")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.games.chimera import rules as cm
 from simcore.games.chimera.game import _Replay, reference_log, reference_rules
 from simcore.games.chimera import reference as ref
@@ -200,7 +200,7 @@ def test_rows_are_the_same_in_a_fresh_process(game):
 
     root = Path(__file__).resolve().parent.parent
     spec = "heuristic,greedy,heuristic,random"
-    code = ("import numpy as np; from simcore.game import get_game; g = get_game('chimera'); "
+    code = ("import numpy as np; from simcore.registry import get_game; g = get_game('chimera'); "
             "s = g.setup(4, g.variant()); "
             f"c = g.run_chunk(s, g.lineup('{spec}', 4), 8, 0, 400); "
             "print(' '.join(str(int(x)) for k in range(4) for x in c[f'score_{k}']))")

@@ -15,7 +15,7 @@ from conftest import balance
 from simcore.cluster import DaskExecutor, LocalExecutor, current_executor, open_executor, use
 from simcore.driver import run_games
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.parts import run_meta
 
 VOLATILE = ("created", "seconds")

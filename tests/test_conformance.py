@@ -14,7 +14,7 @@ from conftest import TEST_GAME, balance
 
 from simcore.driver import run_games
 from simcore.errors import BalanceError
-from simcore.game import GAMES, game_names, get_game
+from simcore.registry import GAMES, game_names, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 # games described in rules files (docs/rules-files.md) are games like any other: named by their path

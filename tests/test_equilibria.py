@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from analysis import equilibria as eq
-from simcore.game import get_game
+from simcore.registry import get_game
 
 
 @pytest.fixture(scope="module")

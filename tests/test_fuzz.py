@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import balance
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("*.json"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from simcore.game import get_game
+from simcore.registry import get_game
 
 pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
 

@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.game import get_game
 from simcore.games.chimera import rules as cm
 from simcore.games.chimera.reference import parse_card
 from simcore.games.ten_tricks import rules as tt
 from simcore.play import UNFINISHED
-from simcore.plugins import load_plugin
+from simcore.plugins.loading import load_plugin
+from simcore.registry import get_game
 
 pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
 

@@ -43,12 +43,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.game import get_game
 from simcore.games.sky_city import reference as ref
 from simcore.games.sky_city import rules as sc
 from simcore.games.sky_city.game import reference_rules
 from simcore.play import STRATEGY_BROKE_RULES
-from simcore.plugins import load_plugin
+from simcore.plugins.loading import load_plugin
+from simcore.registry import get_game
 
 pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
 

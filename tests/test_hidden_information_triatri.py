@@ -44,11 +44,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.game import get_game
 from simcore.games.triatri import reference as ref
 from simcore.games.triatri import rules as tr
 from simcore.play import UNFINISHED
-from simcore.plugins import load_plugin
+from simcore.plugins.loading import load_plugin
+from simcore.registry import get_game
 
 pytestmark = pytest.mark.fairness  # a tier of its own (Makefile: make test-fast leaves it out)
 

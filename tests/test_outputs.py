@@ -164,7 +164,7 @@ def test_a_signal_dropped_inside_a_ctypes_callback_still_stops_the_run(tmp_path,
 
 def test_ctrl_c_then_resume_with_other_chunks_and_threads(tmp_path, monkeypatch):
     """Sky City keeps run-level trap tallies beside the rows: they survive the interruption too."""
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     game = get_game("sky-city")
     out = tmp_path / "sc.parquet"
@@ -400,7 +400,7 @@ def test_run_file_metadata_traces_every_figure(tmp_path):
 
 def test_plugin_sources_are_hashed(tmp_path):
     from simcore.driver import run_config
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     plugin = ROOT / "examples" / "plugins" / "low_ones.py"
     game = get_game("bird-weather")

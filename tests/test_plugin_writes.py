@@ -1,6 +1,6 @@
 """A plug-in cannot change the game it is measured on (docs/strategies.md, "What a plug-in may
 write"): before a run, every loaded plug-in plays a few games with its dispatcher in checking
-mode (simcore/plugins.py, ``check_writes``), and one that writes anywhere but its own random
+mode (simcore/plugins/writes.py, ``check_writes``), and one that writes anywhere but its own random
 stream (and Chimera Tricks' scratch area, which it must set back to 0) is refused with one line
 naming the file, the decision, the argument and the slot: exit 2, nothing written.
 
@@ -15,8 +15,8 @@ import pytest
 
 from conftest import balance
 from simcore.errors import BalanceError
-from simcore.game import get_game
-from simcore.plugins import CHECK_COLUMNS, check_writes, slot_name
+from simcore.registry import get_game
+from simcore.plugins.writes import CHECK_COLUMNS, check_writes, slot_name
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -111,9 +111,9 @@ def test_the_example_and_peeking_plugins_are_accepted(name, players, path):
     plugin = game.strategy_module().PLUGIN_BASE
     assert (lineup.ids < plugin).all()  # not even seated: every loaded plug-in is checked
     check_writes(game, setup, lineup, 1)  # compiles the build's play loop, once per machine
-    from simcore import plugins
+    from simcore.plugins import writes
 
-    plugins._CHECKED.clear()
+    writes._CHECKED.clear()
     calls = check_writes(game, setup, lineup, 1)
     assert calls[str(ROOT / path)] >= 100
     assert lineup.params.shape[1] == game.strategy_module().N_PARAMS  # the run's own matrix is untouched
@@ -143,7 +143,9 @@ def _dispatch(tmp_path, source):
     the trick's unplayed slots hold the previous trick's cards (stale, as in the play loop)."""
     import strategies.bird_weather as bw_strategies
     from simcore.games.bird_weather.rules import T_FACEDOWN, T_NPLAYED, T_PLAY, TABLE_WIDTH, legal_plays, make_setup
-    from simcore.plugins import build_dispatch, load_plugin, plugin_row
+    from simcore.plugins.dispatch import build_dispatch
+    from simcore.plugins.loading import load_plugin
+    from simcore.plugins.table import plugin_row
 
     path = tmp_path / "plug.py"
     path.write_text(source)
@@ -171,7 +173,7 @@ def test_the_checking_dispatcher_notes_a_write_and_puts_it_back(tmp_path):
     more column block) a write outside the scratch area is put back and noted in the seat's row;
     low_ones.py's tried card, set back to -1 in a slot of the trick not played yet, is fine."""
     from simcore.games.bird_weather.rules import T_PLAY, T_SCORE
-    from simcore.plugins import CHECK_ARGUMENT, CHECK_CALLS, CHECK_DECISION, CHECK_INDEX, CHECK_SCRATCH
+    from simcore.plugins.writes import CHECK_ARGUMENT, CHECK_CALLS, CHECK_DECISION, CHECK_INDEX, CHECK_SCRATCH
 
     call, n = _dispatch(tmp_path, (ROOT / "examples" / "plugins" / "low_ones.py").read_text())
     for columns in (n, n + CHECK_COLUMNS):

@@ -115,9 +115,9 @@ def test_a_bad_project_file_is_one_line(project, text, fragment):
 def test_progress_in_a_pipe_is_one_line_now_and_then(monkeypatch):
     """stderr here is not a terminal: no bar, but a plain line every PROGRESS_EVERY seconds and a
     last one; the results are the same as without progress."""
-    from simcore import driver
+    from simcore import progress
 
-    monkeypatch.setattr(driver, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_EVERY", 0.0)
     code, out, err = balance("simulate", "triatri", "-p", 3, "-n", 3000, "--chunk-size", 1000, "--json")
     quiet = json.loads(out)
     code, out, err = balance("simulate", "triatri", "-p", 3, "-n", 3000, "--chunk-size", 1000)
@@ -169,7 +169,7 @@ def test_a_stock_play_loops_marker_lies_in_its_games_cache_folder():
     so a warm cache never says "compiling", and an edited engine (a new folder) does."""
     from simcore import driver
     from simcore.cache import group_cache_dir
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     lineup = get_game("bird-weather").lineup("heuristic", 4)
     marker = driver._compiled_marker(lineup)

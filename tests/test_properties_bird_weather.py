@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.games.bird_weather import rules as bw
 from simcore.games.bird_weather import reference as ref
 

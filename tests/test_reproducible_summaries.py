@@ -180,7 +180,7 @@ def test_a_run_without_rows_has_the_summary_of_its_rows(runs):
     same games' rows, to the bit, for every game."""
     from analysis.summary import ChunkTotals, summary_of_totals
     from simcore.driver import MERGE_EVERY, run_games
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     chunk = GAMES // (MERGE_EVERY + 10)  # more chunks than one merge holds, the last one short
     for game, players in RUNS:
@@ -200,7 +200,7 @@ def test_a_dask_task_reduces_its_chunk_and_sends_no_rows(runs):
     from analysis.exact import collect_totals, merge_totals
     from analysis.summary import ChunkTotals, summary_plan
     from simcore.cluster import make_job, play_range
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     frame, meta = load(runs["ten-tricks"])
     g = get_game("ten-tricks")

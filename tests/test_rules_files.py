@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simcore.errors import BalanceError
-from simcore.game import get_game
 from simcore.games.trick import reference as ref
 from simcore.games.trick.rulesfile import RulesFileError, read_rules
+from simcore.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 MIXED = "tests/rules/mixed.toml"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import balance
 
-from simcore.game import get_game
+from simcore.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 SPADES = "examples/games/spades.toml"

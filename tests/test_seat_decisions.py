@@ -12,7 +12,7 @@ merged the same way, and the rules' own count against ``distinct=False``."""
 import pytest
 from conftest import balance
 
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.rng import seat_play_streams
 
 SEED = 31

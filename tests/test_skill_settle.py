@@ -8,7 +8,7 @@ import pytest
 from analysis import skill
 from analysis.verdict import judge, thresholds
 from simcore.driver import run_games
-from simcore.game import get_game
+from simcore.registry import get_game
 
 
 def test_the_looks_depend_on_the_budget_alone():

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from simcore.driver import run_games
-from simcore.game import get_game
 from simcore.games.sky_city import reference as ref
 from simcore.games.sky_city import rules as sc
 from simcore.games.sky_city.game import reference_log, reference_rules
+from simcore.registry import get_game
 
 # sized by the coverage rule of tests/conftest.py; the binding one: first-roll triggers, 6,316 /
 # 7,702 / 8,683 games needed at 3 / 4 / 5 players

@@ -21,7 +21,7 @@ import json
 import numpy as np
 import pytest
 
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.rng import (
     DEAL, GOLDEN, MAX_SEATS, N_STREAMS, PLAY, SCENARIO_KEYS, SEAT_LABEL, PyStream, below, py_mix64, seat_keys,
     seat_play_streams, seed_seats, seed_streams, shuffle, step_below,

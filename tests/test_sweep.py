@@ -17,7 +17,7 @@ from analysis.summary import summarize
 from analysis.sweep import MAX_POINTS, parse_range
 from conftest import balance
 from simcore.errors import BalanceError
-from simcore.game import get_game
+from simcore.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_INSTANT_WIN = ROOT / "examples" / "variants" / "triatri-no-instant-win.toml"

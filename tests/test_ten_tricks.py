@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.games.ten_tricks.game import reference_log, reference_rules
 from simcore.games.ten_tricks import reference as ref
 

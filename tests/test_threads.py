@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.threads import MIN_GAMES_A_THREAD, share_out
 
 

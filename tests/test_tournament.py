@@ -14,7 +14,7 @@ import simcore
 from analysis import tournament as T
 from conftest import balance
 from simcore.errors import BalanceError
-from simcore.game import game_names, get_game
+from simcore.registry import game_names, get_game
 
 NAMES = ["random", "greedy", "heuristic"]
 RUN = ("tournament", "triatri", "-p", "3", "--strategies", ",".join(NAMES), "-n", "5400", "--seed", "3", "-q")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_scenarios_refused, assert_variants_refused, balance
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore.games.triatri.game import reference_log
 
 # games per player count, sized by the coverage rule of tests/conftest.py; the binding ones: doubled

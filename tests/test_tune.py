@@ -197,7 +197,7 @@ class ConstructedMeasurer:
     ±20/√games pp: noise-free, so the best candidate is known (hand_size 7)."""
 
     def __init__(self, space):
-        from simcore.game import get_game
+        from simcore.registry import get_game
 
         self.space, self.game, self.games_played = space, get_game("bird-weather"), 0
 

@@ -47,7 +47,7 @@ def test_nothing_starts_unless_two_games_are_cold(monkeypatch):
 def test_the_warm_games_of_this_cache_are_not_cold():
     """The suite's warm-up (tests/warm_kernels.py) has compiled every game here, and its marker
     lies in the game's own cache folder (driver._compiled_marker)."""
-    from simcore.game import game_names, get_game
+    from simcore.registry import game_names, get_game
 
     names = game_names()
     for name in names:  # as a run would: load it (from the cache) and leave its marker

@@ -17,7 +17,7 @@ import pytest
 import simcore
 from analysis import whatif as comparison
 from conftest import balance
-from simcore.game import game_names
+from simcore.registry import game_names
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_REVERSAL = ROOT / "examples" / "variants" / "bird-weather-no-reversal.toml"

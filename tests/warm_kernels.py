@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # the plug-in sets the tests load and the play-loop entry points the tests call with them: every
-# set of a game shares the game's plug-in build (simcore/plugins.py), so its first set compiles
+# set of a game shares the game's plug-in build (simcore/plugins/), so its first set compiles
 # the build and the others only their plug-ins' own functions
 RUN, SCENARIO, LOGS = "run_chunk", "play_scenario", "play_many_logged"
 ALEA = "examples/plugins/alea_two_or_nothing.py"
@@ -38,7 +38,7 @@ def _cost(game: str) -> float:
     plug-in set's entry points as that stock loop again (a plug-in build compiles the game's loop
     anew with the plug-in in it: an upper bound, the build's own helpers come from the cache)."""
     from simcore.measured import first_compile
-    from simcore.game import game_names
+    from simcore.registry import game_names
 
     def measured(name: str, build: str) -> float:
         own = first_compile(name, build)
@@ -86,8 +86,8 @@ def warm(job: str) -> None:
     import dataclasses
     import importlib
 
-    from simcore.game import get_game
-    from simcore.plugins import load_plugin
+    from simcore.registry import get_game
+    from simcore.plugins.loading import load_plugin
 
     job, _, entries = job.partition("@")
     name, *plugins = job.split("+")

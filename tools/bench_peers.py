@@ -130,7 +130,7 @@ def conduct(peers_python: str, ours: list[str], players: int, repeats: int, seco
     sys.path.insert(0, project or str(Path(__file__).resolve().parent.parent))
     from simcore.bench import machine
     from simcore.driver import DEFAULT_CHUNK, set_threads
-    from simcore.game import get_game
+    from simcore.registry import get_game
 
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
     say("bench-peers: starting the OpenSpiel worker ...")

@@ -67,7 +67,7 @@ def main() -> None:
     import tomllib
 
     import simcore
-    from simcore.game import GAMES, get_game
+    from simcore.registry import GAMES, get_game
 
     settings: dict[str, dict] = {}
     for item in args.set:

@@ -53,7 +53,7 @@ class Ours:
     """The rules file's setups (one per player count and hand size) and both engines on a scripted deal."""
 
     def __init__(self, game: str, rules_file: Path):
-        from simcore.game import get_game
+        from simcore.registry import get_game
 
         self.kind = game
         self.game = get_game(str(rules_file))

@@ -12,7 +12,7 @@ import sys, time, importlib, threading, json, os
 repo, games, threads, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, repo)
 os.chdir(repo)
-from simcore.game import get_game
+from simcore.registry import get_game
 from simcore import driver
 g = get_game("bird-weather"); v = g.variant(); setup = g.setup(4, v); lineup = g.lineup("random", 4)
 kernels = lineup.kernels if hasattr(lineup, "kernels") else importlib.import_module(g.kernels_module)

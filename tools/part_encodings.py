@@ -18,7 +18,7 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from simcore.driver import DEFAULT_CHUNK as N  # noqa: E402
-from simcore.game import get_game  # noqa: E402
+from simcore.registry import get_game  # noqa: E402
 
 
 def best(f, n=5):

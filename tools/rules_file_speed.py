@@ -21,7 +21,7 @@ import numba
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from simcore.game import get_game  # noqa: E402
+from simcore.registry import get_game  # noqa: E402
 
 PAIRS = {  # built-in game, its variant, the rules file, the rows' trick count of each (None: a constant)
     "bird-weather": ("bird-weather", {"facedown": False}, "examples/games/bird-weather.toml", None, None),

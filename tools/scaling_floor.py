@@ -8,7 +8,7 @@ times, at 1 thread and at all threads (best of 5, 262,144-game chunks, GAMES in 
 - a compute-bound loop (a xorshift stream per game, nothing written but one sum per block);
 - the same loop writing 92 bytes a game into fresh arrays each chunk (a BIRD & WEATHER row:
   the page faults of new memory), and into arrays reused from chunk to chunk;
-- BIRD & WEATHER's play loop (``simcore.bench._loop_seconds``: fresh outputs, freed pages kept).
+- BIRD & WEATHER's play loop (``simcore.bench_scale.loop_seconds``: fresh outputs, freed pages kept).
 
 and prints each one's speed-up."""
 import os
@@ -19,9 +19,9 @@ sys.path.insert(0, os.getcwd())
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from simcore.bench import _loop_seconds  # noqa: E402
+from simcore.bench_scale import loop_seconds  # noqa: E402
 from simcore.driver import DEFAULT_CHUNK, set_threads  # noqa: E402
-from simcore.game import get_game  # noqa: E402
+from simcore.registry import get_game  # noqa: E402
 
 STEPS = 400  # xorshift steps a game: about the play loop's time per game on one thread
 
@@ -94,7 +94,7 @@ if __name__ == "__main__":
     run_compute(1024), run_fresh(1024), run_reused(1024)
 
     def play_loop(g):
-        return _loop_seconds(game, setup, lineup, g, numba.get_num_threads())
+        return loop_seconds(game, setup, lineup, g, numba.get_num_threads())
 
     # the fresh rows first: the play loop's first chunk tells glibc to keep freed pages, for good
     cases = [("compute-bound prange", run_compute), ("writing fresh rows", run_fresh),

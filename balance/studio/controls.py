@@ -92,7 +92,7 @@ def controls(game, players: int, published) -> list[Control]:
             value = (dumped.get(section) or {}).get(name) if isinstance(dumped.get(section), dict) else None
             found.append(Control(key, control_kind(kind, choices), f"[{section}] {name}", _plain(value), choices, section))
         return found
-    from simcore.driver import setup_digest
+    from simcore.digests import setup_digest
 
     setup = game.setup(players, published)
     wanted = setup_digest(setup)

@@ -175,7 +175,7 @@ class Studio:
                  opening_games: int = OPENING_GAMES, opening_search_games: int = OPENING_SEARCH_GAMES,
                  cards_games: int = CARDS_GAMES):
         from analysis.skill import tiers_of
-        from simcore.game import check_seed, get_game
+        from simcore.registry import check_seed, get_game
 
         self.game = get_game(game_name)
         self.game.check_players(players)
@@ -350,7 +350,8 @@ class Studio:
         from analysis.summary import summarize
         from analysis.verdict import run_verdict
         from simcore.cache import FINGERPRINT
-        from simcore.driver import run_games, setup_digest
+        from simcore.digests import setup_digest
+        from simcore.driver import run_games
 
         setup = self.game.setup(self.players, self.published)
         identity = {"engine": FINGERPRINT, "rules": setup_digest(setup), "seed": self.seed, "players": self.players,

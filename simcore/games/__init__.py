@@ -2,7 +2,7 @@
 
     rules.py      the public encoding (card/table/rule layouts, rule helpers, variant keys, setup)
     kernel.py     the compiled play loop that asks the strategies
-    game.py       the Game the driver, CLI and tests see (registered in simcore.game.GAMES)
+    game.py       the Game the driver, CLI and tests see (registered in simcore.registry.GAMES)
     reference.py  the same rules as plain, readable Python: the oracle the kernel is tested against
 
 plus the game's data (ALEA's trap deck and trap language).  See docs/architecture.md.

@@ -5,7 +5,8 @@ from high_card import reference as ref
 from high_card import rules as hc
 from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, Lineup, per_seat
+from simcore.game import Columns, Event, Game, per_seat
+from simcore.lineup import Lineup
 from simcore.rng import seat_keys
 
 

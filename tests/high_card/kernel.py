@@ -7,7 +7,7 @@ from high_card.rules import (
     TABLE_WIDTH,
 )
 from simcore.bits import bit
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, below, seed_seats, seed_streams

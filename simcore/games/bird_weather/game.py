@@ -150,7 +150,7 @@ class BirdWeather(Game, rules=bw):
         if hands and len(plays) > players * len(hands[0]):
             raise BalanceError(f"{where}: {len(plays)} scripted plays, but {players} hands of {len(hands[0])} "
                                f"cards make only {players * len(hands[0])}")
-        from simcore.game import check_seed
+        from simcore.registry import check_seed
 
         seed = check_seed(data.get("seed", 0), f"{where}: 'seed'")
         strategies = data.get("strategies", lineup_spec)

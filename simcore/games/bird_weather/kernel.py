@@ -7,7 +7,7 @@ Three entry points share one deal loop (``play_deal``):
     play_scenario  one deal from a given position with scripted plays (``balance play``)
 
 A plug-in build re-executes this file with ``__strategies__`` set to a strategy
-module that includes the user's functions (simcore/plugins.py).
+module that includes the user's functions (simcore/plugins/).
 
 Chance comes from the game's DEAL stream (``streams``), which no strategy is handed; the
 strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py).
@@ -23,7 +23,7 @@ from simcore.games.bird_weather.rules import (
     FACEDOWN_HIDDEN, FACEDOWN_NONE, T_DEAL, T_FACEDOWN, T_LEADER, T_NPLAYED, T_PLAY, T_SCORE, T_TOTAL, T_TRICK, T_VOID,
     T_WON, TABLE_WIDTH, ZERO_WIN, digits, legal_plays, match_shares, trick_points,
 )
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, withhold
 from simcore.rng import DEAL, N_STREAMS, seed_game, seed_seats, seed_streams, step_below

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.game import Columns, Event, Game, Lineup, per_seat, used_rows
+from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.games.chimera import rules as cm
+from simcore.lineup import Lineup
 from simcore.replays import rounds_with_tricks, scenario_logs
 
 _MASK64 = (1 << 64) - 1

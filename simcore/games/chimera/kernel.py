@@ -29,7 +29,7 @@ from simcore.games.chimera.rules import (
     round_score,
     suit_of, trick_winner,
 )
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
 from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle, step_below

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from simcore.errors import BalanceError
-from simcore.game import Columns, Event, Game, Lineup, keep_freed_pages, per_seat, used_rows
+from simcore.game import Columns, Event, Game, per_seat, used_rows
+from simcore.lineup import Lineup
 from simcore.games.sky_city import rules as sc
 from simcore.rng import seat_keys
 
@@ -47,7 +48,6 @@ class SkyCity(Game, rules=sc):
     def run_chunk(self, setup, lineup: Lineup, seed, start, n):
         """The dice game's own chunk: no status array (a plug-in's illegal declaration marks the
         winner -2), and each chunk counts its own fresh-dice trap tallies (``take_tallies``)."""
-        keep_freed_pages()
         p = setup.players
         scores = np.zeros((n, p), dtype=np.int16)
         winners = np.zeros(n, dtype=np.int64)

@@ -17,7 +17,7 @@ from simcore.games.sky_city.rules import (
     L_ROUND, L_TRAP, LOG_WIDTH, MAX_PLAYERS, N_COUNTERS, R_DICE, R_MAX_ROUNDS, R_MULTIPLIER, R_PLAYERS,
     R_FIRST_FAILURE_ENDS, R_TARGET, R_TRAPS, R_ZERO_BONUS, T_DECLARED, T_FINAL, T_ROUND, T_SCORE, T_TRAP, TABLE_WIDTH,
 )
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import STRATEGY_BROKE_RULES
 from simcore.rng import DEAL, N_STREAMS, PLAY, below, below_in_row, scenario_streams, seed_game, seed_streams, shuffle

@@ -21,7 +21,7 @@ from simcore.games.ten_tricks.rules import (
     T_SWAP_SEAT, T_TOTAL, T_TRACK, T_TRICK, T_UNLOCKED, T_UPPER, T_VOID, TABLE_WIDTH, final_shares, lay_card,
     legal_mask, round_score, settle_trick, show_voids, R_WITHHELD,
 )
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams, shuffle

@@ -23,7 +23,7 @@ from simcore.games.triatri.rules import (
     T_VOID, TABLE_WIDTH, card_facts, final_standing, game_end, gem_options, land, lay_card, lead_entry,
     legal_cards, resolve_bid, swap_untied, take_gem,
 )
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
 from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle

@@ -11,30 +11,31 @@ from pathlib import Path
 
 import numpy as np
 
+from simcore.bits import mask_to_list
 from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.games.trick import rules as tr
 from simcore.games.trick.rulesfile import key_kinds, read_rules
+from simcore.registry import RULES_FILE_ENGINE
 from simcore.variants import Variant
-from simcore.bits import mask_to_list
 
-STRATEGIES = "strategies.trick"
+STRATEGIES = RULES_FILE_ENGINE[1]  # the players of every rules-file game, reached through the registry
 _HOOKED: dict = {}
 
 
 def hooked_build(spec, random_only: bool):
     """The play loop (and the players) with a rules file's hooks compiled in: copies of
-    kernel.py and strategies/trick.py executed with ``__hooks__`` (simcore/plugins.py's
-    ``module_copy``), kept in a folder of the compile cache named by the engine's and the hooks
-    module's hashes, so an edited hooks module compiles afresh and an unchanged one loads.  A
-    line-up of random seats gets the random player's dispatch alone (simcore/builds.py)."""
+    kernel.py and strategies/trick.py executed with ``__hooks__`` (``simcore.codegen.module_copy``),
+    kept in a folder of the compile cache named by the engine's and the hooks module's hashes,
+    so an edited hooks module compiles afresh and an unchanged one loads.  A line-up of random
+    seats gets the random player's dispatch alone (simcore/builds.py)."""
     import hashlib
     import importlib
 
     from simcore.builds import random_strategies
     from simcore.cache import CACHE_ROOT, FINGERPRINT
+    from simcore.codegen import module_copy
     from simcore.games.trick.rulesfile import hooks_digest, hooks_of
-    from simcore.plugins import module_copy
 
     key = hashlib.sha1(f"{FINGERPRINT}:{hooks_digest(spec)}".encode()).hexdigest()[:16]
     kind = f"{key}-random" if random_only else key
@@ -314,9 +315,7 @@ class RulesFileGame(Game, rules=tr):
         """The skill ladder (``balance ladder``): strategies/trick.py's.  Where a ``score_round``
         hook scores the round the heuristic asks it what a trick is worth (its round score with
         the trick and without), so it keeps its rung."""
-        from strategies.trick import LADDER
-
-        return list(LADDER)
+        return list(self.strategy_module().LADDER)
 
     def hooks(self) -> dict:
         from simcore.games.trick.rulesfile import hooks_of

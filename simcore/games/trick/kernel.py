@@ -16,7 +16,7 @@ stream, which no strategy is handed; seat s's strategy is handed ``seat_streams[
 import numpy as np
 
 from simcore.bits import bit, kth_set_bit, lowest_index, popcount
-from simcore.game import strategies_of
+from simcore.registry import strategies_of
 from simcore.games.trick.rules import (
     C_BIDS, C_CAPPED, C_EXACT_BIDS, C_LEADS_WON, C_MOONS, C_REVERSED, C_ROUNDS, C_SUIT, C_TRICKS, C_TRUMPED, I_BID, I_DEALER, I_PASSED, I_PASS_OFFSET,
     I_TRUMP, I_TRUMP_CARD, K_CARD, K_LEADER, K_WINNER, LEAD_BID_WINNER, LEAD_DEALER, LEAD_HOLDER, LOG_WIDTH, L_CARD,

@@ -635,7 +635,7 @@ def hooks_of(spec: Spec, module_out: list | None = None) -> dict:
     name = f"balance_hooks_{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
     module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
-    # importable by its name, as a plug-in is (simcore/plugins.py): a compiled score_round is
+    # importable by its name, as a plug-in is (simcore/plugins/): a compiled score_round is
     # called, not inlined, and a cached play loop finds it again through its module's name
     sys.modules[name] = module
     try:
