@@ -576,7 +576,7 @@ def _counted_rows(chunk: Counted, meta: dict, schema) -> pl.DataFrame | None:
     plan (BIRD & WEATHER: 3 ms against 33 ms per 262,144 games, where playing them takes 290 ms
     on one thread; a run without ``--out`` has nothing else to do).  None (Polars evaluates the
     plan) unless the chunk is what the driver makes: consecutive game indices, counters and
-    scores of at most 16 bits, fewer than 2**31 rows.  tests/test_reproducible_summaries.py holds
+    scores of at most 16 bits, fewer than 2**31 rows.  tests/analysis/test_reproducible_summaries.py holds
     the two to the same totals."""
     import numpy as np
 

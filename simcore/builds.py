@@ -10,7 +10,7 @@ to compile from an empty cache, its random build 41 s (BENCHMARKS.md, "The first
 ``random_build`` is a copy of the game's kernel module (``simcore.codegen.module_copy``, as a
 plug-in build is) whose strategies module is the stock one with each ``choose_<decision>``
 replaced by the random player's own ``random_<decision>``: the branch the stock dispatch takes
-for a random seat, so the rows are the same bit for bit (tests/test_builds.py).  It is kept, with
+for a random seat, so the rows are the same bit for bit (tests/engine/test_builds.py).  It is kept, with
 its compiled code, in a folder of the compile cache named by the game's group fingerprint
 (``simcore/cache.py``), so only the first process on a machine compiles it and editing another
 game leaves it compiled; the play-loop functions that cannot reach a decision (``deal_openings`` ...)
@@ -35,7 +35,7 @@ _STOCK_ONLY = [False]  # inside ``stock_loops()``
 @contextlib.contextmanager
 def stock_loops():
     """Within the block a line-up of random seats plays the stock loop, as every other line-up
-    does (the same rows: tests/test_builds.py).  For a command that compiles every game's stock
+    does (the same rows: tests/engine/test_builds.py).  For a command that compiles every game's stock
     loop anyway (``balance book`` with its skill tiers), where a random build would be one more
     compile of each game for nothing: on a fresh clone that is most of a minute of ``make demo``."""
     before = _STOCK_ONLY[0]

@@ -295,7 +295,7 @@ def playout(table, hands, facedown, seen, leader, first, trick, rules, number, f
 def random_playout(table, hands, facedown, leader, first, trick, rules, number, follow, state, me, margin):
     """``playout`` with the random policy, as lean as the play loop: the same draws (``state``
     is the generator ``playout`` holds in its one-slot array), the same cards, the same value
-    (tests/test_search.py holds the two side by side).  A random seat reads nothing, so only
+    (tests/players/test_search.py holds the two side by side).  A random seat reads nothing, so only
     what decides the deal is kept up to date: the cards of the trick (``table``'s T_PLAY slots,
     which ``trick_points`` reads), the face-down cards and T_SCORE; not the cards seen, the
     voids, the tricks won or the play position.

@@ -10,12 +10,13 @@ import pytest
 
 from simcore.registry import GAMES, get_game
 
-# High Card (tests/high_card/): a sixth game written as docs/architecture.md says, registered only
+# High Card (tests/fixtures/high_card/): a sixth game written as docs/architecture.md says, registered only
 # while a test that asks for it runs, so the real commands never list it
 TEST_GAME = ("high-card", "high_card.game:HighCard", "high_card.strategies")
 
 
 TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS / "fixtures"))  # High Card imports as `high_card`, beside the other fixtures
 
 # The coverage rule: a differential run (kernel against reference, game for game) asserts floors
 # on how often it exercised each rule, and plays games enough that every floor F is expected to be

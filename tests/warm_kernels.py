@@ -23,12 +23,12 @@ ALEA = "examples/plugins/alea_two_or_nothing.py"
 CHEAP_WINNER = "examples/plugins/chimera-cheap-winner.py"
 RULES_FILE = "examples/games/hearts.toml"  # every rules file plays on the one trick-taking loop
 PLUGIN_SETS = {
-    "bird-weather": [(["examples/plugins/low_ones.py"], (RUN, SCENARIO)), (["tests/peek_facedown.py"], (SCENARIO,))],
-    "chimera": [([CHEAP_WINNER], (RUN, SCENARIO)), ([CHEAP_WINNER, "tests/peek_chimera.py"], (SCENARIO,))],
-    "sky-city": [([ALEA], (RUN, SCENARIO)), ([ALEA, "tests/peek_sky_city.py"], (SCENARIO,))],
-    "ten-tricks": [(["tests/peek_ten_tricks.py"], (SCENARIO,)),
+    "bird-weather": [(["examples/plugins/low_ones.py"], (RUN, SCENARIO)), (["tests/fixtures/plugins/peek_facedown.py"], (SCENARIO,))],
+    "chimera": [([CHEAP_WINNER], (RUN, SCENARIO)), ([CHEAP_WINNER, "tests/fixtures/plugins/peek_chimera.py"], (SCENARIO,))],
+    "sky-city": [([ALEA], (RUN, SCENARIO)), ([ALEA, "tests/fixtures/plugins/peek_sky_city.py"], (SCENARIO,))],
+    "ten-tricks": [(["tests/fixtures/plugins/peek_ten_tricks.py"], (SCENARIO,)),
                    (["examples/plugins/ten-tricks-low-survivor.py"], (RUN, LOGS))],
-    "triatri": [(["tests/peek_triatri.py"], (SCENARIO,))],
+    "triatri": [(["tests/fixtures/plugins/peek_triatri.py"], (SCENARIO,))],
     RULES_FILE: [],
 }
 def _cost(game: str) -> float:
@@ -100,11 +100,11 @@ def warm(job: str) -> None:
         for each in (lineup, dataclasses.replace(lineup, kernels=stock)):
             game.run_chunk(setup, each, 1, 0, 64)
             game.kernel_logs(setup, each, 1, range(2))
-        if name == RULES_FILE:  # its scripted deals (tests/openspiel/) instead of scenarios
+        if name == RULES_FILE:  # its scripted deals (tests/fixtures/openspiel/) instead of scenarios
             sys.path.insert(0, str(ROOT / "tools"))
             import check_peers
 
-            check_peers.check("hearts", ROOT / "tests" / "openspiel" / "hearts-4.jsonl")
+            check_peers.check("hearts", ROOT / "tests" / "fixtures" / "openspiel" / "hearts-4.jsonl")
         else:
             game.scenario(_scenario(name), "warm-up")
         if game.card_names(setup) is not None:

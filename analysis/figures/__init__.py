@@ -8,7 +8,7 @@ and ``figures(totals, meta, confidence)``, the tables from those totals collecte
 A module whose totals cost the play loop measurable time in a run without ``--out`` has a
 third, ``counted(chunk, meta)``: the same totals of one chunk (``analysis.exact.Counted``)
 counted with NumPy, as ``{name: {column: value}}`` (a NumPy array per column for a table with
-keys), None where the chunk lacks its columns.  tests/test_reproducible_summaries.py holds the
+keys), None where the chunk lacks its columns.  tests/analysis/test_reproducible_summaries.py holds the
 two to the same integers.
 """
 from importlib import import_module

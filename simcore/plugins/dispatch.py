@@ -85,7 +85,7 @@ def plugin_build(strategies: ModuleType, kernels: ModuleType, plugins: list[Plug
     examples): the dispatch knows only the plug-ins and the random player, so no heuristic or
     search code is linked into the loop (the random build's idea, simcore/builds.py;
     BENCHMARKS.md, "The first command").  The same branches the full dispatch takes for those
-    seats, so the same rows (tests/test_builds.py)."""
+    seats, so the same rows (tests/engine/test_builds.py)."""
     from simcore.cache import CACHE_ROOT, FINGERPRINT
 
     for plugin in plugins:

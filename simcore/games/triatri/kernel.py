@@ -350,7 +350,7 @@ def play_many_logged(seed, keys, indices, rules, cards, masks, strategies, param
                      counters, gems, status):
     """Logged games for replays and tests: arrays gain a leading game axis; ``gems[k, s, c]``.
     Always the strategies' loop, even when every seat is random (the same draws, the same games):
-    the all-random build is compiled into run_chunk alone, and tests/test_triatri.py holds its
+    the all-random build is compiled into run_chunk alone, and tests/games/triatri/test_triatri.py holds its
     rows to these games'."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
     seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
