@@ -20,7 +20,17 @@ the edge's interval lies wholly inside the fair band (±T) or wholly beyond it
 (``analysis.verdict.judge``).  Each look judges with a 99% interval, 0.05 / 5 looks
 (Bonferroni), so the chance that any look calls a tier settled when it is not stays under 5%
 whatever the looks see; the interval stored and shown is that 99% one.  A tier still straddling
-±T when its budget runs out is unsettled and says so.  Every tier plays the same deals (game k's
+±T when its budget runs out is unsettled and says so.
+
+A tier may also be given a budget in time (``seconds``, ``balance book --tier-seconds``): then its
+game budget is a cap, its looks come at 2,000 games and every doubling up to the cap
+(``settle_looks(cap, first=TIMED_FIRST_LOOK)``), each judged at 1 - 0.05/K for its K looks, and it
+stops at the first look that settles it, or at the first look after its seconds are spent.  The
+looks are fixed by the cap alone and the clock only ends the run at a look, so the chance of a
+wrong call stays under 5% however long the tier plays; a slow tier (search) takes the time it
+needs and a fast one stops as soon as it settles.  The game count then depends on the machine's
+speed: the page says how many games each tier played, and they are games 0..N-1 of the seed,
+the rows any run of that seed plays (``balance simulate -n N`` reproduces them).  Every tier plays the same deals (game k's
 deal is drawn from game k's own stream, whoever plays), so the tiers are compared on common
 random numbers.
 """
@@ -37,14 +47,27 @@ DEFAULT_GAMES = 100_000
 DEFAULT_SEARCH_GAMES = 4_000
 SETTLE_LOOKS = 5  # looks at 1/16, 1/8, 1/4, 1/2 and all of a tier's budget
 SETTLE_CONFIDENCE = 1 - 0.05 / SETTLE_LOOKS  # each look's interval: 99%, Bonferroni over the looks
+TIMED_FIRST_LOOK = 2_000  # a tier with a time budget: its first look, then every doubling up to its cap
 
 
-def settle_looks(budget: int) -> list[int]:
+def settle_looks(budget: int, first: int | None = None) -> list[int]:
     """The game counts at which a tier's first-seat edge is judged: ``budget`` / 16, / 8, / 4,
-    / 2 and ``budget`` (rounded up, no look under one game, none twice).  They depend on the
-    budget alone, so a tier stops after the same games whatever the threads or chunks."""
+    / 2 and ``budget`` (rounded up, no look under one game, none twice); with ``first``, ``first``
+    and every doubling of it below ``budget``, then ``budget``.  They depend on the budget alone,
+    so a tier stops after the same games whatever the threads or chunks."""
+    if first is not None:
+        looks, n = [], max(1, first)
+        while n < budget:
+            looks.append(n)
+            n *= 2
+        return looks + [budget]
     looks = [max(1, -(-budget // 2 ** k)) for k in range(SETTLE_LOOKS - 1, 0, -1)] + [budget]
     return sorted(set(looks))
+
+
+def look_confidence(looks: list[int]) -> float:
+    """Each look's interval level: 0.05 spread over the looks (Bonferroni)."""
+    return 1 - 0.05 / len(looks)
 
 
 def edge_interval(wins: float, games: int, players: int, confidence: float = SETTLE_CONFIDENCE):
@@ -55,31 +78,47 @@ def edge_interval(wins: float, games: int, players: int, confidence: float = SET
 
 
 def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, announce,
-              frames: dict | None = None) -> dict:
-    """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``);
-    ``frames`` (a dict) keeps the tier's games and metadata under its name."""
+              frames: dict | None = None, seconds: float | None = None) -> dict:
+    """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``),
+    or with ``seconds`` until settled or until the first look after that time (``budget`` is
+    then a cap); ``frames`` (a dict) keeps the tier's games and metadata under its name."""
+    import time
+
     from analysis.verdict import judge, thresholds
     from simcore.driver import run_games
 
     players = setup.players
     limit = thresholds().seat_pp
+    looks = settle_looks(budget, TIMED_FIRST_LOOK if seconds is not None else None)
+    confidence = look_confidence(looks)
+    started = time.perf_counter()
+    stopped = {"by": "games"}
 
     def settled(wins: list[float], games: int) -> bool:
-        value, interval = edge_interval(wins[0], games, players)
-        return judge(value, interval, limit) != "unsettled"
+        value, interval = edge_interval(wins[0], games, players, confidence)
+        if judge(value, interval, limit) != "unsettled":
+            stopped["by"] = "settled"
+            return True
+        if seconds is not None and time.perf_counter() - started >= seconds:
+            stopped["by"] = "time"
+            return True
+        return False
 
     lineup = game.lineup([name] * players, players)
     result = run_games(game, setup, lineup, variant, seed, budget, threads=threads, progress=False,
-                       keep_frame=True, announce=announce, checkpoints=settle_looks(budget), stop=settled)
+                       keep_frame=True, announce=announce, checkpoints=looks, stop=settled)
     frame = result.frame
     played = frame.height
     if frames is not None:
         frames[name] = (frame, result.meta)
     wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
-    value, interval = edge_interval(wins, played, players)
-    return {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
-            "confidence": SETTLE_CONFIDENCE, "looks": settle_looks(budget),
-            "settled": judge(value, interval, limit) != "unsettled"}
+    value, interval = edge_interval(wins, played, players, confidence)
+    entry = {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
+             "confidence": confidence, "looks": looks, "settled": judge(value, interval, limit) != "unsettled"}
+    if seconds is not None:
+        entry.update(seconds_budget=seconds, seconds=round(time.perf_counter() - started, 1),
+                     stopped="settled" if entry["settled"] else "time" if stopped["by"] == "time" else "games")
+    return entry
 
 
 def tiers_of(game) -> list[str]:
@@ -92,9 +131,11 @@ def _is_search(name: str) -> bool:
 
 def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAMES,
                   search_games: int = DEFAULT_SEARCH_GAMES, threads: int | None = None, progress: bool = False,
-                  frames: dict | None = None) -> dict:
+                  frames: dict | None = None, tier_seconds: float | None = None) -> dict:
     """Gaps between consecutive tiers and each tier's first-seat edge (JSON-ready); ``frames`` (a
-    dict) receives each tier's games and metadata (the book's card section per tier)."""
+    dict) receives each tier's games and metadata (the book's card section per tier);
+    ``tier_seconds``: each tier's edge plays until settled or that long (``tier_edge``), its game
+    budget a cap."""
     from analysis.ladder import play_rung
     from analysis.tournament import clustered_rate
     from simcore.progress import Progress
@@ -114,7 +155,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
             gaps.append({"hero": hero, "field": below, "games": deals[hero] * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
         for name in tiers:
-            edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames))
+            edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
+                                   tier_seconds))
             advance(count[name])  # the whole budget: a tier that settled early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
                "seed": seed, "gaps": gaps, "first_seat_edge": edges}
@@ -133,13 +175,15 @@ def _edge(entry: dict) -> str:
 
 def _level(edges: list[dict]) -> str:
     """The confidence of the tiers' edge intervals, as a page names it (99%: settled by looks)."""
-    levels = {round(100 * e.get("confidence", 0.95)) for e in edges}
-    return "/".join(f"{level}%" for level in sorted(levels))
+    levels = {round(100 * e.get("confidence", 0.95), 2) for e in edges}
+    return "/".join(f"{level:g}%" for level in sorted(levels))
 
 
 def _settled(entry: dict) -> str:
     if entry.get("settled", True):
         return "yes" if entry["games"] == entry.get("budget", entry["games"]) else "yes, early"
+    if entry.get("stopped") == "time":
+        return f"no: {entry['seconds_budget']:g} s spent"
     return "no: budget spent"
 
 
@@ -219,8 +263,21 @@ def blocks(profile: dict, title: str, prefix: str = "", level: int = 2) -> list:
             Paragraph("Gaps: one player of a tier among players of the tier below, once in each seat on the same "
                       "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 1's win "
                       "share minus the fair share, played until its interval lies wholly inside or wholly beyond "
-                      f"±{thresholds().seat_pp:g} pp (settled) or its budget runs out: it is judged at 1/16, 1/8, "
-                      "1/4, 1/2 and all of the budget, each time with a 99% Wilson interval (0.05 over the five "
-                      "looks, Bonferroni), so stopping early keeps the chance of a wrong call under 5%. Every tier "
-                      "plays the same deals. Search tiers have smaller budgets (they think at every decision); "
-                      "each row says how many games it played.")]
+                      f"±{thresholds().seat_pp:g} pp (settled) or its budget runs out: " + _looks_said(profile)
+                      + " Every tier plays the same deals. Search tiers have smaller budgets (they think at every "
+                      "decision); each row says how many games it played.")]
+
+
+def _looks_said(profile: dict) -> str:
+    """How the page's tiers were judged as they played, in words."""
+    edges = profile["first_seat_edge"]
+    timed = [e for e in edges if "seconds_budget" in e]
+    if not timed:
+        return ("it is judged at 1/16, 1/8, 1/4, 1/2 and all of the budget, each time with a 99% Wilson interval "
+                "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under 5%.")
+    return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at {TIMED_FIRST_LOOK:,} "
+            "games and every doubling up to its cap, each time with a Wilson interval at 1 - 0.05/K for its K looks "
+            f"({_level(edges)}, Bonferroni), and stops at the first look that settles it or the first after its "
+            "time is spent, so stopping early or for time keeps the chance of a wrong call under 5%. The game "
+            "counts depend on this machine's speed; a tier's N games are games 0 to N-1 of the seed, the rows any "
+            "run of that seed plays.")

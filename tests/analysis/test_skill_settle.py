@@ -83,3 +83,52 @@ def test_the_stopping_rule_stays_valid_under_its_five_looks():
     bonferroni = _wrong_calls(2.0, 40_000, 4_000, looks, skill.SETTLE_CONFIDENCE)
     naive = _wrong_calls(2.0, 40_000, 4_000, looks, 0.95)
     assert bonferroni < 0.05 and naive > bonferroni, (bonferroni, naive)
+
+
+def test_a_time_budget_looks_at_every_doubling_up_to_its_cap():
+    """With a time budget the looks are 2,000 games and every doubling below the cap, then the cap;
+    each judged at 1 - 0.05/K for its K looks, whatever the clock does."""
+    assert skill.settle_looks(256_000, first=skill.TIMED_FIRST_LOOK) == [
+        2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000]
+    assert skill.settle_looks(5_000, first=2_000) == [2_000, 4_000, 5_000]
+    assert skill.settle_looks(1_500, first=2_000) == [1_500]  # a cap under the first look: one look
+    assert skill.look_confidence(skill.settle_looks(256_000, first=2_000)) == pytest.approx(1 - 0.05 / 8)
+
+
+def test_a_tier_whose_time_is_spent_stops_at_the_next_look_and_says_so():
+    """BIRD & WEATHER among random players, 4 players, seed 1: at 2,000 games its first-seat edge
+    still straddles -2 pp.  With no time left the tier stops at that first look, unsettled, and
+    says time ended it; its games are the first 2,000 of the seed (the rows of a plain run)."""
+    game = get_game("bird-weather")
+    setup = game.setup(4, game.variant())
+    frames = {}
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 64_000, None, False, frames, seconds=1e-9)
+    looks = skill.settle_looks(64_000, first=2_000)
+    assert edge["games"] == 2_000 and not edge["settled"] and edge["stopped"] == "time"
+    assert edge["looks"] == looks and edge["confidence"] == pytest.approx(1 - 0.05 / len(looks))
+    assert edge["seconds_budget"] == 1e-9 and edge["seconds"] >= 0
+    assert judge(edge["edge_pp"], edge["ci_pp"], thresholds().seat_pp) == "unsettled"
+    lineup = game.lineup("random", 4)
+    plain = run_games(game, setup, lineup, game.variant(), 1, 2_000, progress=False, keep_frame=True)
+    assert frames["random"][0].equals(plain.frame)
+    assert skill._settled(edge) == "no: 1e-09 s spent"
+
+
+def test_a_timed_tier_that_settles_says_so_before_its_time_is_spent():
+    """ALEA among random players settles as fair (its edge is near 0): with an hour to spend it
+    stops at a look well before its cap, settled, and the time budget is not what ended it."""
+    game = get_game("sky-city")
+    setup = game.setup(4, game.variant())
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 1_024_000, None, False, seconds=3600)
+    assert edge["settled"] and edge["stopped"] == "settled" and edge["games"] < 1_024_000
+    assert edge["games"] in skill.settle_looks(1_024_000, first=2_000)
+    assert judge(edge["edge_pp"], edge["ci_pp"], thresholds().seat_pp) == "within"
+
+
+def test_the_stopping_rule_stays_valid_however_many_timed_looks():
+    """Every doubling from 2,000 to 512,000 games (nine looks) at 1 - 0.05/9: on the threshold the
+    wrong calls stay under 5%, however early the clock ends the run (it ends it only at a look, and
+    each look spends its own 0.05/9)."""
+    looks = skill.settle_looks(512_000, first=2_000)
+    assert len(looks) == 9
+    assert _wrong_calls(2.0, 512_000, 2_000, looks, skill.look_confidence(looks)) < 0.05
