@@ -432,7 +432,10 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
     if rest:
         short += f" ({'; '.join(rest)})"
     levels = sorted({round(100 * t["confidence"]) for t in tiers})
-    note = stated("seat_pp") + (" Skill tiers: 99% intervals, each played until settled (five looks)."
+    timed = any("seconds_budget" in e for e in profile["first_seat_edge"])
+    note = stated("seat_pp") + (" Skill tiers: intervals at 1 - 0.05/K for each tier's K looks, each played until "
+                                "settled or its time is spent." if timed else
+                                " Skill tiers: 99% intervals, each played until settled (five looks)."
                                 if 99 in levels else "")
     return {"sentences": [sentence], "note": note, "tone": colour, "judgement": judgement,
             "kind": "tiers", "players": shown["tier"], "settled_tier": lead["tier"] if lead else None,
