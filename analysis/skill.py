@@ -2,7 +2,10 @@
 shrinks with skill.
 
 A game's strategies module names its skill tiers (``SKILL_TIERS``, weakest first): random,
-heuristic and search for the card games.  Two kinds of figure, each with its 95% interval:
+heuristic and search for the card games; the skill curve adds the top of the game's ladder where
+that is a larger search (``search:d=96``, four times the default budget: ``curve_tiers``), and
+ALEA's curve is its own ladder (random, cautious, best-response).  Two kinds of figure, each with
+its interval:
 
 - **gaps**: one player of a tier among players of the tier below, once in each seat on the same
   deals (``analysis.ladder.play_rung``): its win share against the fair share 1/N.  A share far
@@ -13,6 +16,13 @@ heuristic and search for the card games.  Two kinds of figure, each with its 95%
 
 Search tiers are slow, so they play ``search_games``; the others ``games``.  Each figure states
 its own count.
+
+**Has the edge stopped moving with skill?** (``convergence``) The two strongest tiers are
+compared on their common games, which are the same deals: the paired difference of seat 1's win
+share, with its 95% interval.  Converged when that interval lies wholly inside ±T: a stronger
+player moves the edge by less than the practical threshold, so better players would not change
+the verdict.  Moving when it lies wholly beyond; unclear otherwise.  The verdict and the book's
+grid say which ("judge with care" unless converged).
 
 A tier's first-seat edge is played until it is settled, not for a fixed count: the run looks at
 1/16, 1/8, 1/4, 1/2 and all of its budget (``SETTLE_LOOKS``) and stops at the first look where
@@ -41,7 +51,7 @@ import numpy as np
 from analysis import stats
 from analysis.page import Heading, Image, Paragraph, Table
 from analysis.summary import SHARE_UNITS, fmt_p
-from analysis.verdict import stated, thresholds
+from analysis.verdict import CONVERGED, MOVING, UNCLEAR, convergence_said, stated, thresholds
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEARCH_GAMES = 4_000
@@ -122,11 +132,49 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
 
 
 def tiers_of(game) -> list[str]:
+    """The game's skill tiers (``SKILL_TIERS``), weakest first: its strongest everyday player last."""
     return list(getattr(game.strategy_module(), "SKILL_TIERS", ()))
 
 
 def _is_search(name: str) -> bool:
     return name.partition(":")[0] == "search"
+
+
+def curve_tiers(game) -> list[str]:
+    """The skill curve's tiers: ``tiers_of`` and, where the game's ladder ends in a larger search
+    than the tiers' own (``search:d=96`` after ``search``), that search too, so the curve shows
+    whether a still stronger player would move the edge.  ALEA's ladder is its tiers."""
+    tiers = tiers_of(game)
+    ladder = list(getattr(game.strategy_module(), "LADDER", ()))
+    top = ladder[-1] if ladder else None
+    if tiers and top and top not in tiers and _is_search(top) and _is_search(tiers[-1]):
+        tiers.append(top)
+    return tiers
+
+
+def convergence(edges: list[dict], frames: dict, players: int) -> dict | None:
+    """Whether the first seat's edge has stopped moving with skill: the edge of the two strongest
+    tiers compared on their common games (the same deals: games 0..n-1 of the seed), the paired
+    difference of seat 1's win share with its 95% interval.  Converged when that interval lies
+    wholly inside ±T (a stronger player moves the edge by less than the practical threshold),
+    moving when it lies wholly beyond, unclear otherwise (more games at those tiers would tell)."""
+    if len(edges) < 2:
+        return None
+    from analysis.verdict import thresholds
+
+    lower, upper = edges[-2], edges[-1]
+    n = min(lower["games"], upper["games"])
+    a = frames[lower["tier"]][0]["share_0"].head(n).to_numpy().astype(np.float64)
+    b = frames[upper["tier"]][0]["share_0"].head(n).to_numpy().astype(np.float64)
+    difference = b - a
+    mean = float(difference.mean())
+    half = 1.959964 * float(difference.std(ddof=1)) / np.sqrt(n) if n > 1 else float("inf")
+    ci = [100 * (mean - half), 100 * (mean + half)]
+    limit = thresholds().seat_pp
+    state = (CONVERGED if -limit < ci[0] and ci[1] < limit else
+             MOVING if ci[0] >= limit or ci[1] <= -limit else UNCLEAR)
+    return {"state": state, "tiers": [lower["tier"], upper["tier"]], "games": n,
+            "difference_pp": 100 * mean, "ci_pp": ci, "threshold_pp": limit}
 
 
 def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAMES,
@@ -140,9 +188,10 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     from analysis.tournament import clustered_rate
     from simcore.progress import Progress
 
-    tiers = tiers_of(game)
+    tiers = curve_tiers(game)
     players = setup.players
     fair = 1.0 / players
+    frames = {} if frames is None else frames  # the two strongest tiers' games decide convergence
     count = {name: search_games if _is_search(name) else games for name in tiers}
     deals = {name: -(-count[name] // players) for name in tiers}
     total = sum(deals[hero] * players for hero in tiers[1:]) + sum(count.values())
@@ -159,7 +208,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
                                    tier_seconds))
             advance(count[name])  # the whole budget: a tier that settled early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
-               "seed": seed, "gaps": gaps, "first_seat_edge": edges}
+               "seed": seed, "gaps": gaps, "first_seat_edge": edges,
+               "convergence": convergence(edges, frames, players)}
     profile["verdict"] = verdict(profile)
     return profile
 
@@ -203,7 +253,8 @@ def verdict(profile: dict) -> list[str]:
     second = (f"The first seat's edge is {listed} and {_edge(high)} with {high['tier']} players: "
               f"{trend} with skill from the weakest to the strongest tier (changes under {limit:g} pp count "
               f"as the same).")
-    return [first, second]
+    said = convergence_said(profile.get("convergence"))
+    return [first, second] + ([said] if said else [])
 
 
 def chart(profile: dict, title: str) -> bytes:
