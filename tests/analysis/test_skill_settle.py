@@ -132,3 +132,56 @@ def test_the_stopping_rule_stays_valid_however_many_timed_looks():
     looks = skill.settle_looks(512_000, first=2_000)
     assert len(looks) == 9
     assert _wrong_calls(2.0, 512_000, 2_000, looks, skill.look_confidence(looks)) < 0.05
+
+
+def _frames(lower: np.ndarray, upper: np.ndarray) -> tuple[list[dict], dict]:
+    import polars as pl
+
+    edges = [{"tier": "search", "games": len(lower)}, {"tier": "search:d=96", "games": len(upper)}]
+    return edges, {"search": (pl.DataFrame({"share_0": lower}), {}),
+                   "search:d=96": (pl.DataFrame({"share_0": upper}), {})}
+
+
+def test_the_edge_has_converged_when_the_stronger_tier_moves_it_by_less_than_the_threshold():
+    """The two strongest tiers on the same deals: seat 1 wins the same games but for one in a
+    hundred (+1 pp, interval about ±0.3 pp): converged, inside ±2 pp."""
+    rng = np.random.default_rng(7)
+    lower = (rng.random(20_000) < 0.25).astype(np.float32)
+    upper = lower.copy()
+    upper[::100] = 1.0  # one game in a hundred seat 1 now wins
+    edges, frames = _frames(lower, upper)
+    found = skill.convergence(edges, frames, 4)
+    gained = float((upper - lower).mean())
+    assert found["state"] == skill.CONVERGED and found["games"] == 20_000
+    assert found["difference_pp"] == pytest.approx(100 * gained)
+    assert -2 < found["ci_pp"][0] < found["difference_pp"] < found["ci_pp"][1] < 2
+    assert found["tiers"] == ["search", "search:d=96"]
+    assert "stopped moving" in skill.convergence_said(found)
+
+
+def test_the_edge_is_still_moving_when_the_stronger_tier_moves_it_beyond_the_threshold():
+    """Seat 1 wins one game in ten more among the stronger players (+7.5 pp or so): moving, and the
+    sentence says to judge with care."""
+    rng = np.random.default_rng(8)
+    lower = (rng.random(20_000) < 0.25).astype(np.float32)
+    upper = np.where(rng.random(20_000) < 0.1, 1.0, lower).astype(np.float32)
+    found = skill.convergence(*_frames(lower, upper), 4)
+    assert found["state"] == skill.MOVING and found["ci_pp"][0] > 2
+    assert "judge with care" in skill.convergence_said(found)
+
+
+def test_too_few_common_games_leave_convergence_unclear():
+    """Only the common games count (the shorter tier's): 200 games cannot tell a change of 2 pp."""
+    rng = np.random.default_rng(9)
+    lower = (rng.random(200) < 0.25).astype(np.float32)
+    upper = np.concatenate([(rng.random(200) < 0.25).astype(np.float32), np.ones(5_000, dtype=np.float32)])
+    found = skill.convergence(*_frames(lower, upper), 4)
+    assert found["state"] == skill.UNCLEAR and found["games"] == 200
+    assert "not yet known" in skill.convergence_said(found)
+
+
+def test_the_curve_adds_the_ladders_larger_search_and_alea_keeps_its_ladder():
+    assert skill.curve_tiers(get_game("bird-weather")) == ["random", "heuristic", "search", "search:d=96"]
+    assert skill.curve_tiers(get_game("ten-tricks")) == ["random", "heuristic", "search", "search:d=40"]
+    assert skill.curve_tiers(get_game("sky-city")) == ["random", "cautious", "best-response"]
+    assert skill.tiers_of(get_game("bird-weather")) == ["random", "heuristic", "search"]
