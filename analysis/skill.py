@@ -199,9 +199,9 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     with Progress(progress, total, f"{game.name} {players}p skill") as advance:
         for below, hero in zip(tiers, tiers[1:]):
             per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance,
-                                 announce=progress)
+                                 announce=progress, seconds=tier_seconds)
             rate = clustered_rate(per_deal * players, players, fair)
-            gaps.append({"hero": hero, "field": below, "games": deals[hero] * players, "win_share": rate["rate"],
+            gaps.append({"hero": hero, "field": below, "games": len(per_deal) * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
         for name in tiers:
             edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
