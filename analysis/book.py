@@ -194,10 +194,12 @@ def fpa_chart(summaries: list[dict]) -> bytes:
     axes.set_yticks(y, labels)
     axes.set_ylabel("game, player count")
     tiered = any(s.get("skill") for s in summaries)
-    level = "95% interval (99% for the skill tiers)" if tiered else "95% interval"
+    timed = any("seconds_budget" in e for s in summaries for e in (s.get("skill") or {}).get("first_seat_edge", ()))
+    skill_level = "99% or more, Bonferroni over each tier's looks" if timed else "99%"
+    level = f"95% interval ({skill_level} for the skill tiers)" if tiered else "95% interval"
     axes.set_xlabel(f"first seat's edge: seat 1 win share − 1/N (percentage points), {level}")
     title = "First seat's edge by game, player count and players"
-    how = ("Wilson intervals: 95% for each row's run, 99% for a skill tier, played until settled" if tiered
+    how = (f"Wilson intervals: 95% for each row's run, {skill_level} for a skill tier, played until settled" if tiered
            else "95% Wilson intervals")
     # wrapped to the plot's width: the subtitle sits over the axes, right of the game labels
     subtitle = textwrap.fill(f"every seat the same tier of players · {how} · games per row: {games}", 72)
@@ -207,11 +209,13 @@ def fpa_chart(summaries: list[dict]) -> bytes:
 def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong: bool = False,
                threads: int | None = None, progress: bool = True, only: list[str] | None = None,
                confidence: float = 0.95, skill_games: int = 100_000,
-               search_games: int = 4_000, force: bool = False, resume: bool = False) -> tuple[Path, list[list[str]]]:
+               search_games: int = 4_000, force: bool = False, resume: bool = False,
+               tier_seconds: float | None = None) -> tuple[Path, list[list[str]]]:
     """Run every game (or ``only`` these) at every player count, write ``<game>-<N>p/report.html``
     for each and ``index.html`` / ``index.md`` linking them.  Returns (out_dir, overview rows).
     The runs are kept in ``runs/``: ``force`` replaces them, ``resume`` keeps the finished ones
-    and finishes an interrupted one (only its missing games are played)."""
+    and finishes an interrupted one (only its missing games are played).  ``tier_seconds``: each
+    skill tier plays until settled or that long, its game budget a cap (analysis/skill.py)."""
     from analysis.page import Heading, Image, Link, Paragraph, Table, Verdict, write_blocks
     from analysis.verdict import run_verdict, stated, thresholds
     from analysis.report import write_report
@@ -248,7 +252,7 @@ def write_book(out_dir: str | Path, games: int = 100_000, seed: int = 1, strong:
                 profile, tier_runs = None, {}
                 if skill_games > 0 and tiers_of(game):
                     profile = skill_profile(game, setup, game.variant(), seed, skill_games, search_games, threads,
-                                            progress, frames=tier_runs)
+                                            progress, frames=tier_runs, tier_seconds=tier_seconds)
                     summary["skill"] = profile
                 summary["verdict"] = run_verdict(summary, profile)
                 write_report([result.path], out_dir / slug, profile, tier_runs)

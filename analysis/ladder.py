@@ -39,21 +39,38 @@ def seatings(hero: str, field: str, players: int) -> list[list[str]]:
     return [[hero if seat == s else field for seat in range(players)] for s in range(players)]
 
 
+RUNG_FIRST_BLOCK = 256  # a rung with a time budget: deals in blocks of 256, 512, ... every seating each
+
+
 def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int, threads, advance,
-              announce: bool = False) -> np.ndarray:
-    """The hero's win share in each deal, averaged over its seats (float64[deals])."""
+              announce: bool = False, seconds: float | None = None) -> np.ndarray:
+    """The hero's win share in each deal, averaged over its seats (float64[deals played]).
+
+    With ``seconds`` the deals are played in doubling blocks, every seating on each block's deals,
+    until ``deals`` or until the time is spent at the end of a block: whole deals only, so the
+    interval clustered by deal stays what it is, and the clock never sees a result."""
+    import time
+
     from simcore.driver import run_games
 
     players = setup.players
-    per_deal = np.zeros(deals)
-    for seat, names in enumerate(seatings(hero, field, players)):
-        lineup = game.lineup(names, players)
-        frame = run_games(game, setup, lineup, variant, seed, deals, threads=threads, progress=False,
-                          keep_frame=True, announce=announce).frame
-        share = frame[f"share_{seat}"].to_numpy().astype(np.float64)
-        per_deal += np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k
-        advance(deals)
-    return per_deal / players
+    lineups = [(seat, game.lineup(names, players)) for seat, names in enumerate(seatings(hero, field, players))]
+    started = time.perf_counter()
+    blocks, first, size = [], 0, (deals if seconds is None else RUNG_FIRST_BLOCK)
+    while first < deals:
+        n = min(size, deals - first)
+        block = np.zeros(n)
+        for seat, lineup in lineups:
+            frame = run_games(game, setup, lineup, variant, seed, n, threads=threads, progress=False,
+                              keep_frame=True, announce=announce, start=first).frame
+            share = frame[f"share_{seat}"].to_numpy().astype(np.float64)
+            block += np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k
+            advance(n)
+        blocks.append(block)
+        first, size = first + n, size * 2
+        if seconds is not None and time.perf_counter() - started >= seconds:
+            break
+    return np.concatenate(blocks) / players
 
 
 def run_ladder(game_name: str, players: int, games: int = DEFAULT_GAMES, seed: int = 1, threads: int | None = None,

@@ -2,7 +2,10 @@
 shrinks with skill.
 
 A game's strategies module names its skill tiers (``SKILL_TIERS``, weakest first): random,
-heuristic and search for the card games.  Two kinds of figure, each with its 95% interval:
+heuristic and search for the card games; the skill curve adds the top of the game's ladder where
+that is a larger search (``search:d=96``, four times the default budget: ``curve_tiers``), and
+ALEA's curve is its own ladder (random, cautious, best-response).  Two kinds of figure, each with
+its interval:
 
 - **gaps**: one player of a tier among players of the tier below, once in each seat on the same
   deals (``analysis.ladder.play_rung``): its win share against the fair share 1/N.  A share far
@@ -14,13 +17,30 @@ heuristic and search for the card games.  Two kinds of figure, each with its 95%
 Search tiers are slow, so they play ``search_games``; the others ``games``.  Each figure states
 its own count.
 
+**Has the edge stopped moving with skill?** (``convergence``) The two strongest tiers are
+compared on their common games, which are the same deals: the paired difference of seat 1's win
+share, with its 95% interval.  Converged when that interval lies wholly inside ±T: a stronger
+player moves the edge by less than the practical threshold, so better players would not change
+the verdict.  Moving when it lies wholly beyond; unclear otherwise.  The verdict and the book's
+grid say which ("judge with care" unless converged).
+
 A tier's first-seat edge is played until it is settled, not for a fixed count: the run looks at
 1/16, 1/8, 1/4, 1/2 and all of its budget (``SETTLE_LOOKS``) and stops at the first look where
 the edge's interval lies wholly inside the fair band (±T) or wholly beyond it
 (``analysis.verdict.judge``).  Each look judges with a 99% interval, 0.05 / 5 looks
 (Bonferroni), so the chance that any look calls a tier settled when it is not stays under 5%
 whatever the looks see; the interval stored and shown is that 99% one.  A tier still straddling
-±T when its budget runs out is unsettled and says so.  Every tier plays the same deals (game k's
+±T when its budget runs out is unsettled and says so.
+
+A tier may also be given a budget in time (``seconds``, ``balance book --tier-seconds``): then its
+game budget is a cap, its looks come at 2,000 games and every doubling up to the cap
+(``settle_looks(cap, first=TIMED_FIRST_LOOK)``), each judged at 1 - 0.05/K for its K looks, and it
+stops at the first look that settles it, or at the first look after its seconds are spent.  The
+looks are fixed by the cap alone and the clock only ends the run at a look, so the chance of a
+wrong call stays under 5% however long the tier plays; a slow tier (search) takes the time it
+needs and a fast one stops as soon as it settles.  The game count then depends on the machine's
+speed: the page says how many games each tier played, and they are games 0..N-1 of the seed,
+the rows any run of that seed plays (``balance simulate -n N`` reproduces them).  Every tier plays the same deals (game k's
 deal is drawn from game k's own stream, whoever plays), so the tiers are compared on common
 random numbers.
 """
@@ -31,20 +51,33 @@ import numpy as np
 from analysis import stats
 from analysis.page import Heading, Image, Paragraph, Table
 from analysis.summary import SHARE_UNITS, fmt_p
-from analysis.verdict import stated, thresholds
+from analysis.verdict import CONVERGED, MOVING, UNCLEAR, convergence_said, stated, thresholds
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEARCH_GAMES = 4_000
 SETTLE_LOOKS = 5  # looks at 1/16, 1/8, 1/4, 1/2 and all of a tier's budget
 SETTLE_CONFIDENCE = 1 - 0.05 / SETTLE_LOOKS  # each look's interval: 99%, Bonferroni over the looks
+TIMED_FIRST_LOOK = 2_000  # a tier with a time budget: its first look, then every doubling up to its cap
 
 
-def settle_looks(budget: int) -> list[int]:
+def settle_looks(budget: int, first: int | None = None) -> list[int]:
     """The game counts at which a tier's first-seat edge is judged: ``budget`` / 16, / 8, / 4,
-    / 2 and ``budget`` (rounded up, no look under one game, none twice).  They depend on the
-    budget alone, so a tier stops after the same games whatever the threads or chunks."""
+    / 2 and ``budget`` (rounded up, no look under one game, none twice); with ``first``, ``first``
+    and every doubling of it below ``budget``, then ``budget``.  They depend on the budget alone,
+    so a tier stops after the same games whatever the threads or chunks."""
+    if first is not None:
+        looks, n = [], max(1, first)
+        while n < budget:
+            looks.append(n)
+            n *= 2
+        return looks + [budget]
     looks = [max(1, -(-budget // 2 ** k)) for k in range(SETTLE_LOOKS - 1, 0, -1)] + [budget]
     return sorted(set(looks))
+
+
+def look_confidence(looks: list[int]) -> float:
+    """Each look's interval level: 0.05 spread over the looks (Bonferroni)."""
+    return 1 - 0.05 / len(looks)
 
 
 def edge_interval(wins: float, games: int, players: int, confidence: float = SETTLE_CONFIDENCE):
@@ -55,34 +88,51 @@ def edge_interval(wins: float, games: int, players: int, confidence: float = SET
 
 
 def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, announce,
-              frames: dict | None = None) -> dict:
-    """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``);
-    ``frames`` (a dict) keeps the tier's games and metadata under its name."""
+              frames: dict | None = None, seconds: float | None = None) -> dict:
+    """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``),
+    or with ``seconds`` until settled or until the first look after that time (``budget`` is
+    then a cap); ``frames`` (a dict) keeps the tier's games and metadata under its name."""
+    import time
+
     from analysis.verdict import judge, thresholds
     from simcore.driver import run_games
 
     players = setup.players
     limit = thresholds().seat_pp
+    looks = settle_looks(budget, TIMED_FIRST_LOOK if seconds is not None else None)
+    confidence = look_confidence(looks)
+    started = time.perf_counter()
+    stopped = {"by": "games"}
 
     def settled(wins: list[float], games: int) -> bool:
-        value, interval = edge_interval(wins[0], games, players)
-        return judge(value, interval, limit) != "unsettled"
+        value, interval = edge_interval(wins[0], games, players, confidence)
+        if judge(value, interval, limit) != "unsettled":
+            stopped["by"] = "settled"
+            return True
+        if seconds is not None and time.perf_counter() - started >= seconds:
+            stopped["by"] = "time"
+            return True
+        return False
 
     lineup = game.lineup([name] * players, players)
     result = run_games(game, setup, lineup, variant, seed, budget, threads=threads, progress=False,
-                       keep_frame=True, announce=announce, checkpoints=settle_looks(budget), stop=settled)
+                       keep_frame=True, announce=announce, checkpoints=looks, stop=settled)
     frame = result.frame
     played = frame.height
     if frames is not None:
         frames[name] = (frame, result.meta)
     wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
-    value, interval = edge_interval(wins, played, players)
-    return {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
-            "confidence": SETTLE_CONFIDENCE, "looks": settle_looks(budget),
-            "settled": judge(value, interval, limit) != "unsettled"}
+    value, interval = edge_interval(wins, played, players, confidence)
+    entry = {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
+             "confidence": confidence, "looks": looks, "settled": judge(value, interval, limit) != "unsettled"}
+    if seconds is not None:
+        entry.update(seconds_budget=seconds, seconds=round(time.perf_counter() - started, 1),
+                     stopped="settled" if entry["settled"] else "time" if stopped["by"] == "time" else "games")
+    return entry
 
 
 def tiers_of(game) -> list[str]:
+    """The game's skill tiers (``SKILL_TIERS``), weakest first: its strongest everyday player last."""
     return list(getattr(game.strategy_module(), "SKILL_TIERS", ()))
 
 
@@ -90,18 +140,58 @@ def _is_search(name: str) -> bool:
     return name.partition(":")[0] == "search"
 
 
+def curve_tiers(game) -> list[str]:
+    """The skill curve's tiers: ``tiers_of`` and, where the game's ladder ends in a larger search
+    than the tiers' own (``search:d=96`` after ``search``), that search too, so the curve shows
+    whether a still stronger player would move the edge.  ALEA's ladder is its tiers."""
+    tiers = tiers_of(game)
+    ladder = list(getattr(game.strategy_module(), "LADDER", ()))
+    top = ladder[-1] if ladder else None
+    if tiers and top and top not in tiers and _is_search(top) and _is_search(tiers[-1]):
+        tiers.append(top)
+    return tiers
+
+
+def convergence(edges: list[dict], frames: dict, players: int) -> dict | None:
+    """Whether the first seat's edge has stopped moving with skill: the edge of the two strongest
+    tiers compared on their common games (the same deals: games 0..n-1 of the seed), the paired
+    difference of seat 1's win share with its 95% interval.  Converged when that interval lies
+    wholly inside ±T (a stronger player moves the edge by less than the practical threshold),
+    moving when it lies wholly beyond, unclear otherwise (more games at those tiers would tell)."""
+    if len(edges) < 2:
+        return None
+    from analysis.verdict import thresholds
+
+    lower, upper = edges[-2], edges[-1]
+    n = min(lower["games"], upper["games"])
+    a = frames[lower["tier"]][0]["share_0"].head(n).to_numpy().astype(np.float64)
+    b = frames[upper["tier"]][0]["share_0"].head(n).to_numpy().astype(np.float64)
+    difference = b - a
+    mean = float(difference.mean())
+    half = 1.959964 * float(difference.std(ddof=1)) / np.sqrt(n) if n > 1 else float("inf")
+    ci = [100 * (mean - half), 100 * (mean + half)]
+    limit = thresholds().seat_pp
+    state = (CONVERGED if -limit < ci[0] and ci[1] < limit else
+             MOVING if ci[0] >= limit or ci[1] <= -limit else UNCLEAR)
+    return {"state": state, "tiers": [lower["tier"], upper["tier"]], "games": n,
+            "difference_pp": 100 * mean, "ci_pp": ci, "threshold_pp": limit}
+
+
 def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAMES,
                   search_games: int = DEFAULT_SEARCH_GAMES, threads: int | None = None, progress: bool = False,
-                  frames: dict | None = None) -> dict:
+                  frames: dict | None = None, tier_seconds: float | None = None) -> dict:
     """Gaps between consecutive tiers and each tier's first-seat edge (JSON-ready); ``frames`` (a
-    dict) receives each tier's games and metadata (the book's card section per tier)."""
+    dict) receives each tier's games and metadata (the book's card section per tier);
+    ``tier_seconds``: each tier's edge plays until settled or that long (``tier_edge``), its game
+    budget a cap."""
     from analysis.ladder import play_rung
     from analysis.tournament import clustered_rate
     from simcore.progress import Progress
 
-    tiers = tiers_of(game)
+    tiers = curve_tiers(game)
     players = setup.players
     fair = 1.0 / players
+    frames = {} if frames is None else frames  # the two strongest tiers' games decide convergence
     count = {name: search_games if _is_search(name) else games for name in tiers}
     deals = {name: -(-count[name] // players) for name in tiers}
     total = sum(deals[hero] * players for hero in tiers[1:]) + sum(count.values())
@@ -109,15 +199,17 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     with Progress(progress, total, f"{game.name} {players}p skill") as advance:
         for below, hero in zip(tiers, tiers[1:]):
             per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance,
-                                 announce=progress)
+                                 announce=progress, seconds=tier_seconds)
             rate = clustered_rate(per_deal * players, players, fair)
-            gaps.append({"hero": hero, "field": below, "games": deals[hero] * players, "win_share": rate["rate"],
+            gaps.append({"hero": hero, "field": below, "games": len(per_deal) * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
         for name in tiers:
-            edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames))
+            edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
+                                   tier_seconds))
             advance(count[name])  # the whole budget: a tier that settled early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
-               "seed": seed, "gaps": gaps, "first_seat_edge": edges}
+               "seed": seed, "gaps": gaps, "first_seat_edge": edges,
+               "convergence": convergence(edges, frames, players)}
     profile["verdict"] = verdict(profile)
     return profile
 
@@ -133,13 +225,15 @@ def _edge(entry: dict) -> str:
 
 def _level(edges: list[dict]) -> str:
     """The confidence of the tiers' edge intervals, as a page names it (99%: settled by looks)."""
-    levels = {round(100 * e.get("confidence", 0.95)) for e in edges}
-    return "/".join(f"{level}%" for level in sorted(levels))
+    levels = {round(100 * e.get("confidence", 0.95), 2) for e in edges}
+    return "/".join(f"{level:g}%" for level in sorted(levels))
 
 
 def _settled(entry: dict) -> str:
     if entry.get("settled", True):
         return "yes" if entry["games"] == entry.get("budget", entry["games"]) else "yes, early"
+    if entry.get("stopped") == "time":
+        return f"no: {entry['seconds_budget']:g} s spent"
     return "no: budget spent"
 
 
@@ -159,7 +253,8 @@ def verdict(profile: dict) -> list[str]:
     second = (f"The first seat's edge is {listed} and {_edge(high)} with {high['tier']} players: "
               f"{trend} with skill from the weakest to the strongest tier (changes under {limit:g} pp count "
               f"as the same).")
-    return [first, second]
+    said = convergence_said(profile.get("convergence"))
+    return [first, second] + ([said] if said else [])
 
 
 def chart(profile: dict, title: str) -> bytes:
@@ -219,8 +314,21 @@ def blocks(profile: dict, title: str, prefix: str = "", level: int = 2) -> list:
             Paragraph("Gaps: one player of a tier among players of the tier below, once in each seat on the same "
                       "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 1's win "
                       "share minus the fair share, played until its interval lies wholly inside or wholly beyond "
-                      f"±{thresholds().seat_pp:g} pp (settled) or its budget runs out: it is judged at 1/16, 1/8, "
-                      "1/4, 1/2 and all of the budget, each time with a 99% Wilson interval (0.05 over the five "
-                      "looks, Bonferroni), so stopping early keeps the chance of a wrong call under 5%. Every tier "
-                      "plays the same deals. Search tiers have smaller budgets (they think at every decision); "
-                      "each row says how many games it played.")]
+                      f"±{thresholds().seat_pp:g} pp (settled) or its budget runs out: " + _looks_said(profile)
+                      + " Every tier plays the same deals. Search tiers have smaller budgets (they think at every "
+                      "decision); each row says how many games it played.")]
+
+
+def _looks_said(profile: dict) -> str:
+    """How the page's tiers were judged as they played, in words."""
+    edges = profile["first_seat_edge"]
+    timed = [e for e in edges if "seconds_budget" in e]
+    if not timed:
+        return ("it is judged at 1/16, 1/8, 1/4, 1/2 and all of the budget, each time with a 99% Wilson interval "
+                "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under 5%.")
+    return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at {TIMED_FIRST_LOOK:,} "
+            "games and every doubling up to its cap, each time with a Wilson interval at 1 - 0.05/K for its K looks "
+            f"({_level(edges)}, Bonferroni), and stops at the first look that settles it or the first after its "
+            "time is spent, so stopping early or for time keeps the chance of a wrong call under 5%. The game "
+            "counts depend on this machine's speed; a tier's N games are games 0 to N-1 of the seed, the rows any "
+            "run of that seed plays.")

@@ -381,6 +381,31 @@ def tier_edges(summary: dict, profile: dict) -> list[dict]:
     return rows
 
 
+CONVERGED, MOVING, UNCLEAR = "converged", "moving", "unclear"
+
+
+
+def convergence_said(found: dict | None) -> str:
+    """The convergence in one sentence (the verdict's second, the page's)."""
+    if not found:
+        return ""
+    lower, upper = found["tiers"]
+    low, high = found["ci_pp"]
+    moved = f"{found['difference_pp']:+.1f} pp [{low:+.1f}, {high:+.1f}] from {lower} to {upper} players"
+    if found["state"] == CONVERGED:
+        return (f"The edge has stopped moving with skill: {moved} on the same {found['games']:,} deals, within "
+                f"±{found['threshold_pp']:g} pp.")
+    if found["state"] == MOVING:
+        return (f"The edge is still moving with skill (judge with care): {moved} on the same "
+                f"{found['games']:,} deals, beyond ±{found['threshold_pp']:g} pp.")
+    return (f"Whether the edge has stopped moving with skill is not yet known (judge with care): {moved} on the "
+            f"same {found['games']:,} deals; more games at those two tiers would tell.")
+
+
+def _is_search(name: str) -> bool:
+    return name.partition(":")[0] == "search"
+
+
 def tiered_verdict(summary: dict, profile: dict) -> dict:
     """The headline of a run with a skill profile: the judgement at the strongest tier whose
     interval settles it (fair or out of line), what the other tiers say, and which stayed
@@ -431,12 +456,24 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
             if t is not shown and (t["judgement"] != judgement or t["judgement"] == "unsettled")]
     if rest:
         short += f" ({'; '.join(rest)})"
+    converged = profile.get("convergence")
+    sentences = [sentence]
+    if converged:
+        short += {CONVERGED: " · converged", MOVING: " · still moving with skill"}.get(
+            converged["state"], " · convergence unclear")
+        sentences.append(convergence_said(converged))
+        if converged["state"] != CONVERGED and colour == "good":
+            colour = "warn"  # fair among these players, but stronger ones might not agree
     levels = sorted({round(100 * t["confidence"]) for t in tiers})
-    note = stated("seat_pp") + (" Skill tiers: 99% intervals, each played until settled (five looks)."
+    timed = any("seconds_budget" in e for e in profile["first_seat_edge"])
+    note = stated("seat_pp") + (" Skill tiers: intervals at 1 - 0.05/K for each tier's K looks, each played until "
+                                "settled or its time is spent." if timed else
+                                " Skill tiers: 99% intervals, each played until settled (five looks)."
                                 if 99 in levels else "")
-    return {"sentences": [sentence], "note": note, "tone": colour, "judgement": judgement,
+    return {"sentences": sentences, "note": note, "tone": colour, "judgement": judgement,
             "kind": "tiers", "players": shown["tier"], "settled_tier": lead["tier"] if lead else None,
-            "tiers_disagree": disagree, "tiers": tiers, "short": short}
+            "tiers_disagree": disagree, "tiers": tiers, "short": short,
+            "convergence": converged["state"] if converged else None}
 
 
 def run_verdict(summary: dict, profile: dict | None = None) -> dict:

@@ -112,6 +112,10 @@ SkillGamesOpt = Annotated[int, typer.Option(
     "--skill-games", help="Games for each skill figure without a search player (0: no skill section).")]
 SearchGamesOpt = Annotated[int, typer.Option(
     "--search-games", help="Games for each skill figure with search players (they think at every decision).")]
+TierSecondsOpt = Annotated[Optional[float], typer.Option(
+    "--tier-seconds", min=1.0, help="A time budget for each skill tier's first-seat edge: it plays until settled "
+                                    "or this many seconds, --skill-games/--search-games its cap (the game count "
+                                    "then depends on the machine).")]
 
 
 def _players(game_name: str, players: int | None) -> int:
@@ -339,6 +343,7 @@ def report(
                         "first run's rules, players and seed.")] = False,
     skill_games: SkillGamesOpt = 100_000,
     search_games: SearchGamesOpt = 4_000,
+    tier_seconds: TierSecondsOpt = None,
     threads: ThreadsOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report's summary.json after writing it.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -346,10 +351,10 @@ def report(
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
     with _claim(out, force):
-        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json)
+        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json, tier_seconds)
 
 
-def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json):
+def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json, tier_seconds=None):
     from analysis.report import write_report
 
     profile, tier_runs = None, {}
@@ -364,7 +369,7 @@ def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json
         v = g.variant(overrides={k: val for k, val in meta["variant"].items() if k not in ("game", "name", "description")})
         set_threads(threads)
         profile = skill_profile(g, g.setup(meta["players"], v), v, meta["seed"], skill_games, search_games, threads,
-                                progress=not quiet and not as_json, frames=tier_runs)
+                                progress=not quiet and not as_json, frames=tier_runs, tier_seconds=tier_seconds)
     path = write_report([str(r) for r in runs], out, profile, tier_runs)
     if as_json:
         typer.echo((path / "summary.json").read_text(encoding="utf-8").rstrip("\n"))
@@ -386,6 +391,7 @@ def book(
     only: Annotated[Optional[list[str]], typer.Option("--game", help="Only this game (repeatable; default: every game).")] = None,
     skill_games: SkillGamesOpt = 100_000,
     search_games: SearchGamesOpt = 4_000,
+    tier_seconds: TierSecondsOpt = None,
     threads: ThreadsOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the index's summary.json after writing the book.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
@@ -403,7 +409,8 @@ def book(
         games = 10_000 if strong else 100_000
     with _claim(out, force, resume), _cluster(cluster, scheduler):
         path, rows = write_book(out, games, seed, strong, threads, progress=not quiet and not as_json, only=only,
-                                skill_games=skill_games, search_games=search_games, force=force, resume=resume)
+                                skill_games=skill_games, search_games=search_games, force=force, resume=resume,
+                                tier_seconds=tier_seconds)
     if as_json:
         typer.echo((path / "summary.json").read_text(encoding="utf-8").rstrip("\n"))
         return

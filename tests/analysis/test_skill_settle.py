@@ -83,3 +83,105 @@ def test_the_stopping_rule_stays_valid_under_its_five_looks():
     bonferroni = _wrong_calls(2.0, 40_000, 4_000, looks, skill.SETTLE_CONFIDENCE)
     naive = _wrong_calls(2.0, 40_000, 4_000, looks, 0.95)
     assert bonferroni < 0.05 and naive > bonferroni, (bonferroni, naive)
+
+
+def test_a_time_budget_looks_at_every_doubling_up_to_its_cap():
+    """With a time budget the looks are 2,000 games and every doubling below the cap, then the cap;
+    each judged at 1 - 0.05/K for its K looks, whatever the clock does."""
+    assert skill.settle_looks(256_000, first=skill.TIMED_FIRST_LOOK) == [
+        2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000]
+    assert skill.settle_looks(5_000, first=2_000) == [2_000, 4_000, 5_000]
+    assert skill.settle_looks(1_500, first=2_000) == [1_500]  # a cap under the first look: one look
+    assert skill.look_confidence(skill.settle_looks(256_000, first=2_000)) == pytest.approx(1 - 0.05 / 8)
+
+
+def test_a_tier_whose_time_is_spent_stops_at_the_next_look_and_says_so():
+    """BIRD & WEATHER among random players, 4 players, seed 1: at 2,000 games its first-seat edge
+    still straddles -2 pp.  With no time left the tier stops at that first look, unsettled, and
+    says time ended it; its games are the first 2,000 of the seed (the rows of a plain run)."""
+    game = get_game("bird-weather")
+    setup = game.setup(4, game.variant())
+    frames = {}
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 64_000, None, False, frames, seconds=1e-9)
+    looks = skill.settle_looks(64_000, first=2_000)
+    assert edge["games"] == 2_000 and not edge["settled"] and edge["stopped"] == "time"
+    assert edge["looks"] == looks and edge["confidence"] == pytest.approx(1 - 0.05 / len(looks))
+    assert edge["seconds_budget"] == 1e-9 and edge["seconds"] >= 0
+    assert judge(edge["edge_pp"], edge["ci_pp"], thresholds().seat_pp) == "unsettled"
+    lineup = game.lineup("random", 4)
+    plain = run_games(game, setup, lineup, game.variant(), 1, 2_000, progress=False, keep_frame=True)
+    assert frames["random"][0].equals(plain.frame)
+    assert skill._settled(edge) == "no: 1e-09 s spent"
+
+
+def test_a_timed_tier_that_settles_says_so_before_its_time_is_spent():
+    """ALEA among random players settles as fair (its edge is near 0): with an hour to spend it
+    stops at a look well before its cap, settled, and the time budget is not what ended it."""
+    game = get_game("sky-city")
+    setup = game.setup(4, game.variant())
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 1_024_000, None, False, seconds=3600)
+    assert edge["settled"] and edge["stopped"] == "settled" and edge["games"] < 1_024_000
+    assert edge["games"] in skill.settle_looks(1_024_000, first=2_000)
+    assert judge(edge["edge_pp"], edge["ci_pp"], thresholds().seat_pp) == "within"
+
+
+def test_the_stopping_rule_stays_valid_however_many_timed_looks():
+    """Every doubling from 2,000 to 512,000 games (nine looks) at 1 - 0.05/9: on the threshold the
+    wrong calls stay under 5%, however early the clock ends the run (it ends it only at a look, and
+    each look spends its own 0.05/9)."""
+    looks = skill.settle_looks(512_000, first=2_000)
+    assert len(looks) == 9
+    assert _wrong_calls(2.0, 512_000, 2_000, looks, skill.look_confidence(looks)) < 0.05
+
+
+def _frames(lower: np.ndarray, upper: np.ndarray) -> tuple[list[dict], dict]:
+    import polars as pl
+
+    edges = [{"tier": "search", "games": len(lower)}, {"tier": "search:d=96", "games": len(upper)}]
+    return edges, {"search": (pl.DataFrame({"share_0": lower}), {}),
+                   "search:d=96": (pl.DataFrame({"share_0": upper}), {})}
+
+
+def test_the_edge_has_converged_when_the_stronger_tier_moves_it_by_less_than_the_threshold():
+    """The two strongest tiers on the same deals: seat 1 wins the same games but for one in a
+    hundred (+1 pp, interval about ±0.3 pp): converged, inside ±2 pp."""
+    rng = np.random.default_rng(7)
+    lower = (rng.random(20_000) < 0.25).astype(np.float32)
+    upper = lower.copy()
+    upper[::100] = 1.0  # one game in a hundred seat 1 now wins
+    edges, frames = _frames(lower, upper)
+    found = skill.convergence(edges, frames, 4)
+    gained = float((upper - lower).mean())
+    assert found["state"] == skill.CONVERGED and found["games"] == 20_000
+    assert found["difference_pp"] == pytest.approx(100 * gained)
+    assert -2 < found["ci_pp"][0] < found["difference_pp"] < found["ci_pp"][1] < 2
+    assert found["tiers"] == ["search", "search:d=96"]
+    assert "stopped moving" in skill.convergence_said(found)
+
+
+def test_the_edge_is_still_moving_when_the_stronger_tier_moves_it_beyond_the_threshold():
+    """Seat 1 wins one game in ten more among the stronger players (+7.5 pp or so): moving, and the
+    sentence says to judge with care."""
+    rng = np.random.default_rng(8)
+    lower = (rng.random(20_000) < 0.25).astype(np.float32)
+    upper = np.where(rng.random(20_000) < 0.1, 1.0, lower).astype(np.float32)
+    found = skill.convergence(*_frames(lower, upper), 4)
+    assert found["state"] == skill.MOVING and found["ci_pp"][0] > 2
+    assert "judge with care" in skill.convergence_said(found)
+
+
+def test_too_few_common_games_leave_convergence_unclear():
+    """Only the common games count (the shorter tier's): 200 games cannot tell a change of 2 pp."""
+    rng = np.random.default_rng(9)
+    lower = (rng.random(200) < 0.25).astype(np.float32)
+    upper = np.concatenate([(rng.random(200) < 0.25).astype(np.float32), np.ones(5_000, dtype=np.float32)])
+    found = skill.convergence(*_frames(lower, upper), 4)
+    assert found["state"] == skill.UNCLEAR and found["games"] == 200
+    assert "not yet known" in skill.convergence_said(found)
+
+
+def test_the_curve_adds_the_ladders_larger_search_and_alea_keeps_its_ladder():
+    assert skill.curve_tiers(get_game("bird-weather")) == ["random", "heuristic", "search", "search:d=96"]
+    assert skill.curve_tiers(get_game("ten-tricks")) == ["random", "heuristic", "search", "search:d=40"]
+    assert skill.curve_tiers(get_game("sky-city")) == ["random", "cautious", "best-response"]
+    assert skill.tiers_of(get_game("bird-weather")) == ["random", "heuristic", "search"]

@@ -263,20 +263,22 @@ def test_ladder_bad_input(args, fragment):
 def test_skill_profile_gaps_and_first_seat_edges(bird_weather):
     """Skill and luck (analysis/skill.py) on BIRD & WEATHER, 4 players: a heuristic among random
     players and a search among heuristic ones both win far more than 25%; each tier's first-seat
-    edge is seat 0's share of the all-that-tier games minus 25%, with its interval."""
+    edge is seat 0's share of the all-that-tier games minus 25%, with its interval; the curve's
+    fourth tier, the ladder's four-times-larger search, is compared with search on the same deals."""
     from analysis.skill import skill_profile
 
     setup = bird_weather.setup(4, bird_weather.variant())
     profile = skill_profile(bird_weather, setup, bird_weather.variant(), seed=2, games=2_000, search_games=400)
-    assert profile["tiers"] == ["random", "heuristic", "search"]
-    (heuristic, search) = profile["gaps"]
+    assert profile["tiers"] == ["random", "heuristic", "search", "search:d=96"]
+    (heuristic, search, larger) = profile["gaps"]
+    assert (larger["hero"], larger["field"], larger["games"]) == ("search:d=96", "search", 400)
     assert (heuristic["hero"], heuristic["field"], heuristic["games"]) == ("heuristic", "random", 2_000)
     assert (search["hero"], search["field"], search["games"]) == ("search", "heuristic", 400)
     assert heuristic["ci"][0] > 0.35 and search["ci"][0] > 0.27, profile["gaps"]
     edges = {e["tier"]: e for e in profile["first_seat_edge"]}
     # none settles on these budgets (99% intervals over five looks are wide), so each plays its whole budget
-    assert [edges[t]["games"] for t in ("random", "heuristic", "search")] == [2_000, 2_000, 400]
-    assert [edges[t]["budget"] for t in ("random", "heuristic", "search")] == [2_000, 2_000, 400]
+    assert [edges[t]["games"] for t in profile["tiers"]] == [2_000, 2_000, 400, 400]
+    assert [edges[t]["budget"] for t in profile["tiers"]] == [2_000, 2_000, 400, 400]
     assert edges["search"]["looks"] == [25, 50, 100, 200, 400]
     for e in edges.values():
         low, high = e["ci_pp"]
@@ -287,4 +289,8 @@ def test_skill_profile_gaps_and_first_seat_edges(bird_weather):
 
     run = simcore.run("bird-weather", players=4, games=2_000, seed=2)
     assert edges["random"]["edge_pp"] == pytest.approx(100 * (float(run.frame["share_0"].mean()) - 0.25))
-    assert len(profile["verdict"]) == 2 and profile["verdict"][0].startswith("Skill matters")
+    assert len(profile["verdict"]) == 3 and profile["verdict"][0].startswith("Skill matters")
+    # 400 common deals cannot tell a 2 pp change between the two searches
+    converged = profile["convergence"]
+    assert converged["tiers"] == ["search", "search:d=96"] and converged["games"] == 400
+    assert converged["state"] == "unclear" and "not yet known" in profile["verdict"][2]
