@@ -43,7 +43,13 @@ def test_book_links_a_report_per_player_count(tmp_path):
         top = summary["skill"]["gaps"][-1]
         count = 120 if top["hero"].startswith("search") else 800  # --search-games for search players
         assert top["games"] == count + (-count) % summary["players"]
-    assert [summary["skill"]["gaps"][-1]["hero"] for summary in document["runs"]] == ["best-response"] * 3 + ["search"] * 3
+    # ALEA's curve is its ladder; TriATri's ends in the ladder's four-times-larger search
+    assert [summary["skill"]["gaps"][-1]["hero"] for summary in document["runs"]] == ["best-response"] * 3 + ["search:d=96"] * 3
+    for summary in document["runs"]:  # whether the edge stopped moving, from the two strongest tiers
+        assert summary["skill"]["convergence"]["tiers"] == summary["skill"]["tiers"][-2:]
+    cells = re.findall(r'<a href="[^"]+/report.html">([^<]+)</a>', grid)
+    assert len(cells) == 6 and all(" · convergence unclear" in cell or " · converged" in cell
+                                   or " · still moving" in cell for cell in cells), cells
     for slug in ("sky-city-4p", "triatri-4p"):
         report = (out / slug / "report.md").read_text()
         assert "## Skill and luck" in report and "skill-first-seat.png" in report
