@@ -152,6 +152,21 @@ def curve_tiers(game) -> list[str]:
     return tiers
 
 
+def search_cost(game, tier: str) -> float:
+    """How many times the simulations per decision of the game's plain ``search`` a search tier
+    makes (``search:d=96``: 4); 1 for anything else."""
+    module = game.strategy_module()
+    if not _is_search(tier) or not hasattr(module, "P_DETERMINIZATIONS"):
+        return 1.0
+
+    def simulations(name: str) -> float:
+        base, _, argument = name.partition(":")
+        row = module.default_params(base, argument or None)
+        return float(row[module.P_DETERMINIZATIONS] * max(row[getattr(module, "P_PLAYOUTS", 0)], 1.0))
+
+    return max(1.0, simulations(tier) / simulations("search"))
+
+
 def convergence(edges: list[dict], frames: dict, players: int) -> dict | None:
     """Whether the first seat's edge has stopped moving with skill: the edge of the two strongest
     tiers compared on their common games (the same deals: games 0..n-1 of the seed), the paired
@@ -192,7 +207,9 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     players = setup.players
     fair = 1.0 / players
     frames = {} if frames is None else frames  # the two strongest tiers' games decide convergence
-    count = {name: search_games if _is_search(name) else games for name in tiers}
+    # a larger search plays the games the plain search's compute buys (search:d=96: a quarter)
+    count = {name: max(players, round(search_games / search_cost(game, name))) if _is_search(name) else games
+             for name in tiers}
     deals = {name: -(-count[name] // players) for name in tiers}
     total = sum(deals[hero] * players for hero in tiers[1:]) + sum(count.values())
     gaps, edges = [], []
@@ -209,7 +226,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
             advance(count[name])  # the whole budget: a tier that settled early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
                "seed": seed, "gaps": gaps, "first_seat_edge": edges,
-               "convergence": convergence(edges, frames, players)}
+               "convergence": convergence(edges, frames, players),
+               "larger_search": tiers[-1] if len(tiers) > len(tiers_of(game)) else None}
     profile["verdict"] = verdict(profile)
     return profile
 
@@ -241,8 +259,10 @@ def verdict(profile: dict) -> list[str]:
     """Two sentences: how much skill wins, and what skill does to the first seat's edge."""
     fair = 100 / profile["players"]
     gaps = "; ".join(f"one {g['hero']} player among {g['field']} players wins {_share(g)}" for g in profile["gaps"])
+    # whether skill matters is the everyday tiers' question; the larger search's gap is the curve's
+    everyday = [g for g in profile["gaps"] if g["hero"] != profile.get("larger_search")]
     first = f"Skill matters: {gaps} (fair share {fair:.1f}%)." if all(
-        g["ci"][0] > g["fair_share"] for g in profile["gaps"]) else f"Skill is hard to see: {gaps} (fair share {fair:.1f}%)."
+        g["ci"][0] > g["fair_share"] for g in everyday) else f"Skill is hard to see: {gaps} (fair share {fair:.1f}%)."
     edges = profile["first_seat_edge"]
     low, high = edges[0], edges[-1]
     change = high["edge_pp"] - low["edge_pp"]

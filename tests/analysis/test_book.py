@@ -41,7 +41,8 @@ def test_book_links_a_report_per_player_count(tmp_path):
         assert row[9] == " → ".join(f"{e['tier']} {e['edge_pp']:+.1f} [{e['ci_pp'][0]:+.1f}, {e['ci_pp'][1]:+.1f}]"
                                     for e in summary["skill"]["first_seat_edge"]) + " pp"  # with its interval
         top = summary["skill"]["gaps"][-1]
-        count = 120 if top["hero"].startswith("search") else 800  # --search-games for search players
+        # --search-games for search players, a quarter of them for the four-times-larger search
+        count = 30 if top["hero"] == "search:d=96" else 120 if top["hero"].startswith("search") else 800
         assert top["games"] == count + (-count) % summary["players"]
     # ALEA's curve is its ladder; TriATri's ends in the ladder's four-times-larger search
     assert [summary["skill"]["gaps"][-1]["hero"] for summary in document["runs"]] == ["best-response"] * 3 + ["search:d=96"] * 3
