@@ -385,10 +385,19 @@ CONVERGED, MOVING, UNCLEAR = "converged", "moving", "unclear"
 
 
 
-def convergence_said(found: dict | None) -> str:
-    """The convergence in one sentence (the verdict's second, the page's)."""
+def convergence_said(found: dict | None, brief: bool = False) -> str:
+    """The convergence in one sentence: the skill section's in full; ``brief``, the headline
+    verdict's, short enough that the page's chart stays above the fold."""
     if not found:
         return ""
+    if brief:
+        lower, upper = found["tiers"]
+        low, high = found["ci_pp"]
+        shown = f"{found['difference_pp']:+.1f} pp [{low:+.1f}, {high:+.1f}]"
+        return {CONVERGED: f"Better players would not change it: {upper} moves the edge {shown} from {lower}.",
+                MOVING: f"Judge with care: {upper} still moves the edge, {shown} from {lower}."}.get(
+            found["state"], f"Judge with care: more games at {lower} and {upper} would tell whether better "
+                            "players move the edge.")
     lower, upper = found["tiers"]
     low, high = found["ci_pp"]
     moved = f"{found['difference_pp']:+.1f} pp [{low:+.1f}, {high:+.1f}] from {lower} to {upper} players"
@@ -400,10 +409,6 @@ def convergence_said(found: dict | None) -> str:
                 f"{found['games']:,} deals, beyond ±{found['threshold_pp']:g} pp.")
     return (f"Whether the edge has stopped moving with skill is not yet known (judge with care): {moved} on the "
             f"same {found['games']:,} deals; more games at those two tiers would tell.")
-
-
-def _is_search(name: str) -> bool:
-    return name.partition(":")[0] == "search"
 
 
 def tiered_verdict(summary: dict, profile: dict) -> dict:
@@ -461,7 +466,8 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
     if converged:
         short += {CONVERGED: " · converged", MOVING: " · still moving with skill"}.get(
             converged["state"], " · convergence unclear")
-        sentences.append(convergence_said(converged))
+        if lead is not None:  # unsettled at every tier says enough already
+            sentences.append(convergence_said(converged, brief=True))
         if converged["state"] != CONVERGED and colour == "good":
             colour = "warn"  # fair among these players, but stronger ones might not agree
     levels = sorted({round(100 * t["confidence"]) for t in tiers})

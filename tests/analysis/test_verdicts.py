@@ -220,3 +220,25 @@ def test_grid_cells_carry_their_tone_and_link():
     assert "[✓ fair · seat 1 +0.1 pp](g-3p/report.html)" in md
     page = render_html([Heading(1, "t"), grid], "t")
     assert '<td class="tone-good">✓ <a href="g-3p/report.html">fair · seat 1 +0.1 pp</a></td>' in page
+
+
+def test_the_headline_says_whether_better_players_would_change_it():
+    """Fair among search players and converged (the larger search moves the edge by less than ±2 pp
+    on the same deals): a plain tick, and the headline says better players would not change it.
+    The same tiers with convergence unclear: judge with care, never a plain tick; the grid cell
+    says which."""
+    run = _summary([0.252, 0.249, 0.250, 0.249], ["random"] * 4)
+    tiers = [("random", 0.2, (-0.3, 0.7)), ("search", 0.1, (-0.6, 0.8)), ("search:d=96", 0.3, (-0.9, 1.5))]
+    converged = {**_profile(tiers), "convergence": {
+        "state": "converged", "tiers": ["search", "search:d=96"], "games": 20_000, "difference_pp": 0.2,
+        "ci_pp": [-0.9, 1.3], "threshold_pp": 2.0}}
+    found = verdict.run_verdict(run, converged)
+    assert found["tone"] == "good" and found["convergence"] == "converged"
+    assert found["sentences"][1] == "Better players would not change it: search:d=96 moves the edge +0.2 pp " \
+                                    "[-0.9, +1.3] from search."
+    assert verdict.short_verdict({**run, "verdict": found})[0].endswith(" · converged")
+    unclear = {**converged, "convergence": {**converged["convergence"], "state": "unclear", "ci_pp": [-4.0, 4.4]}}
+    found = verdict.run_verdict(run, unclear)
+    assert found["tone"] == "warn" and found["judgement"] == "within"
+    assert found["sentences"][1].startswith("Judge with care: more games at search and search:d=96 would tell")
+    assert verdict.short_verdict({**run, "verdict": found})[0].endswith(" · convergence unclear")
