@@ -43,20 +43,22 @@ RUNG_FIRST_BLOCK = 256  # a rung with a time budget: deals in blocks of 256, 512
 
 
 def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int, threads, advance,
-              announce: bool = False, seconds: float | None = None) -> np.ndarray:
+              announce: bool = False, seconds: float | None = None, block: int = RUNG_FIRST_BLOCK) -> np.ndarray:
     """The hero's win share in each deal, averaged over its seats (float64[deals played]).
 
-    With ``seconds`` the deals are played in doubling blocks, every seating on each block's deals,
-    until ``deals`` or until the time is spent at the end of a block: whole deals only, so the
-    interval clustered by deal stays what it is, and the clock never sees a result."""
+    With ``seconds`` the deals are played in doubling blocks (``block`` deals first), every
+    seating on each block's deals, until ``deals`` or until the time is spent at the end of a
+    block: whole deals only, so the interval clustered by deal stays what it is, and the clock
+    never sees a result."""
     import time
 
-    from simcore.driver import run_games
+    from simcore.driver import compile_kernels, run_games
 
     players = setup.players
     lineups = [(seat, game.lineup(names, players)) for seat, names in enumerate(seatings(hero, field, players))]
+    compile_kernels(game, setup, lineups[0][1], seed, announce)  # a first compile is not the rung's time
     started = time.perf_counter()
-    blocks, first, size = [], 0, (deals if seconds is None else RUNG_FIRST_BLOCK)
+    blocks, first, size = [], 0, (deals if seconds is None else block)
     while first < deals:
         n = min(size, deals - first)
         block = np.zeros(n)

@@ -36,13 +36,24 @@ A tier may also be given a budget in time (``seconds``, ``balance book --tier-se
 game budget is a cap, its looks come at 2,000 games and every doubling up to the cap
 (``settle_looks(cap, first=TIMED_FIRST_LOOK)``), each judged at 1 - 0.05/K for its K looks, and it
 stops at the first look that settles it, or at the first look after its seconds are spent.  The
-looks are fixed by the cap alone and the clock only ends the run at a look, so the chance of a
+looks are fixed by the cap and the tier alone and the clock only ends the run at a look, so the chance of a
 wrong call stays under 5% however long the tier plays; a slow tier (search) takes the time it
 needs and a fast one stops as soon as it settles.  The game count then depends on the machine's
 speed: the page says how many games each tier played, and they are games 0..N-1 of the seed,
 the rows any run of that seed plays (``balance simulate -n N`` reproduces them).  Every tier plays the same deals (game k's
 deal is drawn from game k's own stream, whoever plays), so the tiers are compared on common
-random numbers.
+random numbers.  A search tier thinks at every decision, so its timed looks start sooner
+(``SEARCH_FIRST_LOOK`` games, divided by its cost: ``search:d=96`` 125), and the clock starts
+once its play loop is compiled: a first compile is not spent from its time.
+
+**A tier that cannot settle stops** (``settle_chance``): at each look, if the estimate so far
+held, how likely is it that the last look the tier can still reach (its cap; with a time budget,
+the look its speed so far reaches when the time is spent) settles it?  Under ``FUTILITY`` (5%)
+the tier stops there, unsettled, and says about how many games would settle it
+(``analysis.verdict.games_to_settle``).  Stopping for futility never calls anything settled, so
+the chance of a wrong call stays what the looks give; it only spends the time on tiers that can
+use it (an edge 0.3 pp from the threshold needs hundreds of thousands of games, which no look
+within the budget would give).
 """
 from __future__ import annotations
 
@@ -58,6 +69,9 @@ DEFAULT_SEARCH_GAMES = 4_000
 SETTLE_LOOKS = 5  # looks at 1/16, 1/8, 1/4, 1/2 and all of a tier's budget
 SETTLE_CONFIDENCE = 1 - 0.05 / SETTLE_LOOKS  # each look's interval: 99%, Bonferroni over the looks
 TIMED_FIRST_LOOK = 2_000  # a tier with a time budget: its first look, then every doubling up to its cap
+SEARCH_FIRST_LOOK = 500  # a timed search tier's first look, divided by its cost (search:d=96: 125)
+RUNG_SEARCH_FIRST_BLOCK = 64  # a timed rung's first block of deals for a search hero, divided by its cost
+FUTILITY = 0.05  # a tier whose chance of settling by its last reachable look falls under this stops
 
 
 def settle_looks(budget: int, first: int | None = None) -> list[int]:
@@ -80,6 +94,56 @@ def look_confidence(looks: list[int]) -> float:
     return 1 - 0.05 / len(looks)
 
 
+def timed_first_look(game, name: str) -> int:
+    """A tier's first look under a time budget: ``TIMED_FIRST_LOOK`` games; a search tier's
+    ``SEARCH_FIRST_LOOK`` divided by its cost (``search_cost``), so that a slow tier's first
+    look, the soonest it can stop, comes after seconds rather than minutes."""
+    if not _is_search(name):
+        return TIMED_FIRST_LOOK
+    return max(50, round(SEARCH_FIRST_LOOK / search_cost(game, name)))
+
+
+def rung_first_block(game, hero: str) -> int:
+    """A timed rung's first block of deals (``analysis.ladder.play_rung``): a search hero thinks
+    at every decision, so its blocks start smaller, the clock being able to end a rung only at
+    the end of a block."""
+    from analysis.ladder import RUNG_FIRST_BLOCK
+
+    if not _is_search(hero):
+        return RUNG_FIRST_BLOCK
+    return max(8, round(RUNG_SEARCH_FIRST_BLOCK / search_cost(game, hero)))
+
+
+def settle_chance(value: float, interval, games: int, final: int, limit: float, confidence: float) -> float:
+    """The chance that the look at ``final`` games settles a tier whose edge is ``value`` pp
+    with ``interval`` (two-sided ``confidence``) after ``games``, as predicted from the games so
+    far (Bayesian predictive power, flat prior): the final estimate is normal about ``value``,
+    with the spread both of the remaining games and of what the true edge may still be, and the
+    final interval's half-width is today's shrunk by sqrt(games / final).  Settled: the final
+    interval wholly inside ±``limit`` or wholly beyond it."""
+    from statistics import NormalDist
+
+    low, high = interval
+    half = (high - low) / 2
+    if final <= games or half <= 0:
+        return 1.0 if judge_edge(value, interval, limit) else 0.0
+    final_half = half * np.sqrt(games / final)
+    # per game sd s = half * sqrt(games) / z; the final mean's predictive variance is
+    # s^2 (final - games) / (final * games): the remaining games' noise and the true edge's
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    spread = half / z * np.sqrt((final - games) / final)
+    normal = NormalDist(value, spread)
+    inside = max(0.0, normal.cdf(limit - final_half) - normal.cdf(-limit + final_half))
+    beyond = (1 - normal.cdf(limit + final_half)) + normal.cdf(-limit - final_half)
+    return inside + beyond
+
+
+def judge_edge(value: float, interval, limit: float) -> bool:
+    from analysis.verdict import judge
+
+    return judge(value, interval, limit) != "unsettled"
+
+
 def edge_interval(wins: float, games: int, players: int, confidence: float = SETTLE_CONFIDENCE):
     """Seat 1's edge over 1/N in pp and its Wilson interval at ``confidence``."""
     fair = 1.0 / players
@@ -91,18 +155,31 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
               frames: dict | None = None, seconds: float | None = None) -> dict:
     """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``),
     or with ``seconds`` until settled or until the first look after that time (``budget`` is
-    then a cap); ``frames`` (a dict) keeps the tier's games and metadata under its name."""
+    then a cap); either way it stops at a look from which it could no longer settle
+    (``settle_chance`` under ``FUTILITY``).  ``frames`` (a dict) keeps the tier's games and
+    metadata under its name."""
     import time
 
-    from analysis.verdict import judge, thresholds
-    from simcore.driver import run_games
+    from analysis.verdict import games_to_settle, judge, thresholds
+    from simcore.driver import compile_kernels, run_games
 
     players = setup.players
     limit = thresholds().seat_pp
-    looks = settle_looks(budget, TIMED_FIRST_LOOK if seconds is not None else None)
+    looks = settle_looks(budget, timed_first_look(game, name) if seconds is not None else None)
     confidence = look_confidence(looks)
+    lineup = game.lineup([name] * players, players)
+    compile_kernels(game, setup, lineup, seed, announce)  # a first compile is not the tier's time
     started = time.perf_counter()
     stopped = {"by": "games"}
+
+    def last_reachable(games: int) -> int:
+        """The last look this tier can still reach: its cap, or with a time budget the first look
+        at or after the games its speed so far would play in the time left."""
+        if seconds is None:
+            return looks[-1]
+        spent = time.perf_counter() - started
+        reach = games + games / max(spent, 1e-9) * max(seconds - spent, 0.0)
+        return next((look for look in looks if look >= reach), looks[-1])
 
     def settled(wins: list[float], games: int) -> bool:
         value, interval = edge_interval(wins[0], games, players, confidence)
@@ -112,9 +189,12 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
         if seconds is not None and time.perf_counter() - started >= seconds:
             stopped["by"] = "time"
             return True
+        if games < looks[-1] and settle_chance(value, interval, games, last_reachable(games), limit,
+                                                         confidence) < FUTILITY:
+            stopped["by"] = "futile"
+            return True
         return False
 
-    lineup = game.lineup([name] * players, players)
     result = run_games(game, setup, lineup, variant, seed, budget, threads=threads, progress=False,
                        keep_frame=True, announce=announce, checkpoints=looks, stop=settled)
     frame = result.frame
@@ -125,9 +205,13 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
     value, interval = edge_interval(wins, played, players, confidence)
     entry = {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
              "confidence": confidence, "looks": looks, "settled": judge(value, interval, limit) != "unsettled"}
+    if not entry["settled"]:
+        entry["games_to_settle"] = games_to_settle(value, interval, played, limit)
+        if stopped["by"] == "futile":
+            entry["stopped"] = "futile"
     if seconds is not None:
         entry.update(seconds_budget=seconds, seconds=round(time.perf_counter() - started, 1),
-                     stopped="settled" if entry["settled"] else "time" if stopped["by"] == "time" else "games")
+                     stopped="settled" if entry["settled"] else stopped["by"] if stopped["by"] != "settled" else "games")
     return entry
 
 
@@ -216,7 +300,7 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     with Progress(progress, total, f"{game.name} {players}p skill") as advance:
         for below, hero in zip(tiers, tiers[1:]):
             per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance,
-                                 announce=progress, seconds=tier_seconds)
+                                 announce=progress, seconds=tier_seconds, block=rung_first_block(game, hero))
             rate = clustered_rate(per_deal * players, players, fair)
             gaps.append({"hero": hero, "field": below, "games": len(per_deal) * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
@@ -250,9 +334,13 @@ def _level(edges: list[dict]) -> str:
 def _settled(entry: dict) -> str:
     if entry.get("settled", True):
         return "yes" if entry["games"] == entry.get("budget", entry["games"]) else "yes, early"
+    need = entry.get("games_to_settle")
+    would = f"; about {need:,} games would settle it" if need else "; it sits on the threshold"
+    if entry.get("stopped") == "futile":
+        return f"no: stopped, its budget could not settle it{would}"
     if entry.get("stopped") == "time":
-        return f"no: {entry['seconds_budget']:g} s spent"
-    return "no: budget spent"
+        return f"no: {entry['seconds_budget']:g} s spent" + (would if "games_to_settle" in entry else "")
+    return "no: budget spent" + (would if "games_to_settle" in entry else "")
 
 
 def verdict(profile: dict) -> list[str]:
@@ -343,12 +431,18 @@ def _looks_said(profile: dict) -> str:
     """How the page's tiers were judged as they played, in words."""
     edges = profile["first_seat_edge"]
     timed = [e for e in edges if "seconds_budget" in e]
+    futile = (f" A tier stops sooner, unsettled, at a look from which it had under a {FUTILITY:.0%} chance of "
+              "settling by the last look it could still reach (if its estimate so far held); that never calls a "
+              "tier settled, and its row says about how many games would settle it.")
     if not timed:
         return ("it is judged at 1/16, 1/8, 1/4, 1/2 and all of the budget, each time with a 99% Wilson interval "
-                "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under 5%.")
-    return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at {TIMED_FIRST_LOOK:,} "
-            "games and every doubling up to its cap, each time with a Wilson interval at 1 - 0.05/K for its K looks "
-            f"({_level(edges)}, Bonferroni), and stops at the first look that settles it or the first after its "
-            "time is spent, so stopping early or for time keeps the chance of a wrong call under 5%. The game "
-            "counts depend on this machine's speed; a tier's N games are games 0 to N-1 of the seed, the rows any "
-            "run of that seed plays.")
+                "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under "
+                "5%." + futile)
+    first = sorted({e["looks"][0] for e in timed})
+    return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at its first look ("
+            + " or ".join(f"{n:,}" for n in first) + " games: a search tier, which thinks at every decision, "
+            "looks sooner) and every doubling up to its cap, each time with a Wilson interval at 1 - 0.05/K for "
+            f"its K looks ({_level(edges)}, Bonferroni), and stops at the first look that settles it or the first "
+            "after its time is spent, so stopping early or for time keeps the chance of a wrong call under 5%."
+            + futile + " The game counts depend on this machine's speed; a tier's N games are games 0 to N-1 "
+            "of the seed, the rows any run of that seed plays.")

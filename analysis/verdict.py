@@ -104,6 +104,15 @@ def games_to_settle(value: float, interval, games: int, threshold: float) -> int
     return round_up(games * (half / distance) ** 2)
 
 
+def compact(count: int) -> str:
+    """A game count in few characters, for a grid cell: 56,000 -> 56k, 1,200,000 -> 1.2M."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.2g}M"
+    if count >= 1_000:
+        return f"{count / 1_000:.3g}k"
+    return f"{count:,}"
+
+
 def round_up(count: float) -> int:
     """A game count rounded up to two significant digits (12,345 -> 13,000)."""
     count = max(1, math.ceil(count * (1 - 1e-12)))  # 90,000.00000001 from rounding is 90,000
@@ -457,7 +466,10 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
         colour = "warn"
     shown = lead or tiers[-1]
     short = f"{WORDS[judgement]} {among(shown['tier']).replace(' players', '')} · {edge(shown)}"
-    rest = [f"{t['tier']}: {WORDS[t['judgement']]}" for t in reversed(tiers)
+    rest = [f"{t['tier']}: {WORDS[t['judgement']]}"
+            + (f", ~{compact(t['games_to_settle'])} games would tell"
+               if t["judgement"] == "unsettled" and t["games_to_settle"] else "")
+            for t in reversed(tiers)
             if t is not shown and (t["judgement"] != judgement or t["judgement"] == "unsettled")]
     if rest:
         short += f" ({'; '.join(rest)})"

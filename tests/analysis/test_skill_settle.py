@@ -111,7 +111,7 @@ def test_a_tier_whose_time_is_spent_stops_at_the_next_look_and_says_so():
     lineup = game.lineup("random", 4)
     plain = run_games(game, setup, lineup, game.variant(), 1, 2_000, progress=False, keep_frame=True)
     assert frames["random"][0].equals(plain.frame)
-    assert skill._settled(edge) == "no: 1e-09 s spent"
+    assert skill._settled(edge) == f"no: 1e-09 s spent; about {edge['games_to_settle']:,} games would settle it"
 
 
 def test_a_timed_tier_that_settles_says_so_before_its_time_is_spent():
@@ -185,3 +185,80 @@ def test_the_curve_adds_the_ladders_larger_search_and_alea_keeps_its_ladder():
     assert skill.curve_tiers(get_game("ten-tricks")) == ["random", "heuristic", "search", "search:d=40"]
     assert skill.curve_tiers(get_game("sky-city")) == ["random", "cautious", "best-response"]
     assert skill.tiers_of(get_game("bird-weather")) == ["random", "heuristic", "search"]
+
+
+def test_a_search_tier_looks_sooner_under_a_time_budget():
+    """A timed search tier's first look comes after 500 games divided by its cost (search:d=96
+    thinks four times as long: 125), the everyday tiers' after 2,000: fixed by the tier alone."""
+    game = get_game("bird-weather")
+    assert skill.timed_first_look(game, "random") == skill.timed_first_look(game, "heuristic") == 2_000
+    assert skill.timed_first_look(game, "search") == 500
+    assert skill.timed_first_look(game, "search:d=96") == 125
+    assert skill.settle_looks(8_000, first=skill.timed_first_look(game, "search:d=96")) == [
+        125, 250, 500, 1_000, 2_000, 4_000, 8_000]
+
+
+def test_the_chance_of_settling_is_high_far_from_the_threshold_and_low_on_it():
+    """Predictive power from the games so far: an edge of -5 pp after 2,000 games (interval about
+    +-2.5 pp) settles by 32,000 games almost surely; one on the threshold about half the time (either
+    way); one 0.3 pp from it, with only 4,000 games still reachable, almost never."""
+    interval = lambda value, half: [value - half, value + half]  # noqa: E731
+    assert skill.settle_chance(-5.0, interval(-5.0, 2.5), 2_000, 32_000, 2.0, 0.99) > 0.98
+    on = skill.settle_chance(-2.0, interval(-2.0, 2.5), 2_000, 32_000, 2.0, 0.99)
+    assert 0.2 < on < 0.55
+    assert skill.settle_chance(-1.7, interval(-1.7, 2.5), 2_000, 4_000, 2.0, 0.99) < 0.05
+    assert skill.settle_chance(0.0, interval(0.0, 2.5), 2_000, 2_000, 2.0, 0.99) == 0.0  # no look left
+
+
+def test_a_tier_its_budget_cannot_settle_stops_at_once_and_says_how_many_games_would():
+    """BIRD & WEATHER among random players, 4 players: its edge (about -0.8 pp) would need far more
+    than 400 games (at 400 the 99% interval alone is 11 pp wide, wider than the fair band), so the
+    tier stops at a look well before its budget (100 games), unsettled and said to be futile, with
+    about how many games would settle it; its games are the seed's first 100."""
+    game = get_game("bird-weather")
+    setup = game.setup(4, game.variant())
+    frames = {}
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 400, None, False, frames)
+    assert edge["games"] == 100 and not edge["settled"] and edge["stopped"] == "futile"
+    assert edge["games_to_settle"] > 400
+    assert skill._settled(edge).startswith("no: stopped, its budget could not settle it; about ")
+    plain = run_games(game, setup, game.lineup("random", 4), game.variant(), 1, 100, progress=False, keep_frame=True)
+    assert frames["random"][0].equals(plain.frame)
+
+
+def _settles(true_edge_pp: float, looks, confidence, futility: bool, trials: int = 2_000):
+    """(share of simulated tiers called settled, mean games played), binomial seat-1 wins at the
+    true share judged at each look as tier_edge judges, with or without the futility stop."""
+    rng = np.random.default_rng(2024)
+    players, limit = 4, thresholds().seat_pp
+    share = 1 / players + true_edge_pp / 100
+    called, spent = 0, 0
+    for _ in range(trials):
+        wins, played = 0, 0
+        for look in looks:
+            wins += rng.binomial(look - played, share)
+            played = look
+            value, interval = skill.edge_interval(wins, played, players, confidence)
+            if judge(value, interval, limit) != "unsettled":
+                called += 1
+                break
+            if futility and skill.settle_chance(value, interval, played, looks[-1], limit,
+                                                confidence) < skill.FUTILITY:
+                break
+        spent += played
+    return called / trials, spent / trials
+
+
+def test_stopping_for_futility_spares_hopeless_tiers_and_costs_little_power():
+    """With a budget of 32,000 games (looks at 2,000 and every doubling): a tier truly at -3 pp
+    settles about as often with the futility stop as without (about 96% of tiers), while one truly
+    at -1.9 pp (0.1 pp from the threshold: this budget settles it in about 4% of tiers either way)
+    stops after a quarter fewer games, more where fewer looks are left."""
+    looks = skill.settle_looks(32_000, first=2_000)
+    confidence = skill.look_confidence(looks)
+    plain, _ = _settles(-3.0, looks, confidence, futility=False)
+    futile, _ = _settles(-3.0, looks, confidence, futility=True)
+    assert plain > 0.9 and futile >= plain - 0.03, (plain, futile)
+    _, every = _settles(-1.9, looks, confidence, futility=False)
+    _, spared = _settles(-1.9, looks, confidence, futility=True)
+    assert spared < 0.8 * every, (spared, every)

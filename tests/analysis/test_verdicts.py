@@ -167,6 +167,19 @@ def test_the_headline_leads_with_the_strongest_settled_tier_and_names_the_others
     assert colour == "bad"
 
 
+def test_the_grid_cell_says_how_many_games_would_settle_an_unsettled_tier():
+    """A search tier at -2.5 pp [-4.8, -0.2] on 2,000 games: its half-width (2.3 pp) must shrink
+    below its distance from -2 pp (0.5 pp), about (2.3 / 0.5)^2 = 21 times the games (43,000),
+    which the cell says in a few characters."""
+    run = _summary([0.2435, 0.2525, 0.2520, 0.2520], ["random"] * 4, games=200_000)
+    profile = _profile([("random", -0.5, (-1.1, 0.1)), ("heuristic", -3.4, (-4.0, -2.8))])
+    profile["first_seat_edge"].append({"tier": "search", "games": 2_000, "edge_pp": -2.5, "ci_pp": [-4.8, -0.2]})
+    found = verdict.run_verdict(run, profile)
+    assert found["tiers"][-1]["games_to_settle"] == 43_000
+    short, _ = verdict.short_verdict({**run, "verdict": found})
+    assert short.endswith("(search: unsettled, ~43k games would tell; random: fair)"), short
+
+
 def test_fair_at_the_strongest_tier_but_not_at_a_weaker_one_is_never_a_plain_tick():
     run = _summary([0.29, 0.24, 0.24, 0.23], ["random"] * 4)
     found = verdict.run_verdict(run, _profile([("random", 4.0, (3.6, 4.4)), ("heuristic", 0.2, (-0.6, 1.0))]))

@@ -39,6 +39,7 @@ def test_kernel_matches_reference_on_random_games(bird_weather, players):
     assert totals["reversals"] > 1000 and totals["zero_wins"] > 1000 and totals["facedowns_taken"] > 1000
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,lineup", [(3, "heuristic,greedy,random"), (4, "heuristic"),
                                             (5, "greedy,heuristic,random,heuristic,greedy")])
 def test_reference_accepts_and_scores_strategy_decisions(bird_weather, players, lineup):
@@ -63,6 +64,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("settings", VARIANTS, ids=lambda s: ",".join(s))
 def test_kernel_matches_reference_under_variants(bird_weather, settings):
     game = bird_weather

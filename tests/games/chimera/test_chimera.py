@@ -71,6 +71,7 @@ def test_kernel_matches_reference_on_random_games(game, players):
     assert totals["shared"] > 100 and totals["negative"] > 100 and totals["unfinished"] == 0, totals
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,lineup", [(3, "heuristic,greedy,random"), (4, "greedy,heuristic,random,heuristic")])
 def test_reference_replays_strategy_decisions(game, players, lineup):
     """The oracle replays and checks every (card, slot) the compiled strategies chose."""
@@ -94,6 +95,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,settings", VARIANTS)
 def test_kernel_matches_reference_under_variants(game, players, settings):
     setup = game.setup(players, game.variant(overrides=settings))

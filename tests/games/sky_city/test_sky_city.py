@@ -45,6 +45,7 @@ def test_kernel_matches_reference_on_random_games(sky_city, players):
     assert counted["escapes"] > 1000 and counted["first_roll_triggers"] > 1000 and counted["zero_bonuses"] > 100
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,lineup", [(3, "expected-value,cautious,fixed:3"),
                                             (5, "cautious:0.1,expected-value,random,fixed:5,fixed:0"),
                                             (4, "best-response,cautious,best-response:0.1,random")])
@@ -55,6 +56,7 @@ def test_reference_replays_strategy_declarations(sky_city, players, lineup):
         _compare(log, reference_log(setup, 77, index, decisions_from=log), index)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("settings", [{"dice_per_player": 3}, {"target": 6, "final_multiplier": 3},
                                       {"zero_bonus": 5, "max_rounds": 4}, {"first_failure_ends_escapes": True}])
 def test_kernel_matches_reference_under_variants(sky_city, settings):
@@ -198,6 +200,7 @@ class _Dice:
         return self.rng.randrange(len(tied))
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("first_failure", [False, True], ids=["rulebook", "first-failure-ends"])
 @pytest.mark.parametrize("players", [3, 5])
 def test_best_response_round_values_match_the_reference_rounds(sky_city, players, first_failure):

@@ -162,6 +162,7 @@ def test_the_full_default_table_to_25_dice_extends_the_default_one():
 
 # --- the compiled judge against the plain one -------------------------------------------------
 
+@pytest.mark.differential
 def test_compiled_judge_agrees_with_the_plain_one_on_every_roll_of_up_to_8_dice():
     patterns = [p for n in range(9) for p in count_patterns(n)]
     assert len(patterns) == comb(14, 6)  # every count vector of 0..8 dice

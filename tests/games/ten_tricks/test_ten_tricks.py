@@ -52,6 +52,7 @@ def test_kernel_matches_reference_on_random_games(game, players):
     assert ties > 1000 and shared > 20, (ties, shared)
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,lineup", [(3, "heuristic,greedy,random"), (4, "greedy,heuristic,random,heuristic")])
 def test_reference_replays_strategy_decisions(game, players, lineup):
     """The oracle replays and checks every decision the compiled strategies made."""
@@ -69,6 +70,7 @@ def test_reference_replays_strategy_decisions(game, players, lineup):
     (4, {"hand_size": 6, "max_rounds": 2, "target": 30}),
     (3, {"infected_3": [0, 1, 2, 3, 4, 5, 6, 7], "max_rounds": 4}),  # 2 cards out of each round
 ])
+@pytest.mark.differential
 def test_kernel_matches_reference_under_variants(game, players, settings):
     setup = game.setup(players, game.variant(overrides=settings))
     logs = game.kernel_logs(setup, game.lineup("random", players), 9, range(1500))
@@ -101,6 +103,7 @@ def _tallies(record, players: int, swap_rule: bool) -> dict:
     return out
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players", [3, 4])
 def test_figure_tallies_match_the_reference_records(game, players):
     setup = game.setup(players, game.variant())

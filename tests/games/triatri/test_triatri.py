@@ -68,6 +68,7 @@ def test_all_random_build_rows_equal_the_logged_games(triatri, players, settings
         assert columns[f"ended_{log['end'].replace('-', '_')}"][k] == 1, k
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("players,lineup", [(2, "heuristic,greedy"), (3, "greedy,heuristic,random"),
                                             (4, "heuristic,random,greedy,heuristic")])
 def test_reference_replays_strategy_decisions(triatri, players, lineup):
@@ -86,6 +87,7 @@ def test_reference_replays_strategy_decisions(triatri, players, lineup):
     (3, {"latest_wins_three_way_ties": True}),
     (4, {"latest_wins_three_way_ties": True}),
 ])
+@pytest.mark.differential
 def test_kernel_matches_reference_under_variants(triatri, players, settings):
     setup = triatri.setup(players, triatri.variant(overrides=settings))
     logs = triatri.kernel_logs(setup, triatri.lineup("random", players), 9, range(2000))
@@ -118,6 +120,7 @@ def _three_way_decided(setup, logs) -> int:
     return decided
 
 
+@pytest.mark.differential
 def test_variant_latest_wins_three_way_ties_replays_strategy_decisions(triatri):
     """The variant through the strategies' loop (heuristic and greedy players ask who leads the
     trick) and the search's playouts' bookkeeping: the oracle replays every decision."""
