@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 # compiled kernels are cached here, keyed by a hash of the engine sources (simcore/cache.py)
 export BALANCE_CACHE_DIR ?= $(CURDIR)/.cache/balance
 DEMO_GAMES ?= 200000
+# each skill tier plays until settled, until it cannot settle, or this many seconds (docs/search.md)
+DEMO_TIER_SECONDS ?= 6
 
 .PHONY: demo test test-fast bench bench-peers bench-search-peers check-peers clean
 
@@ -16,7 +18,7 @@ $(BIN)/balance: pyproject.toml
 
 # the balance book: every game at every player count, one report each, reports/book/index.html
 demo: $(BIN)/balance
-	$(BIN)/balance book --out reports/book --games $(DEMO_GAMES) --seed 1 --skill-games 20000 --search-games 400 --force
+	$(BIN)/balance book --out reports/book --games $(DEMO_GAMES) --seed 1 --skill-games 20000 --search-games 32000 --tier-seconds $(DEMO_TIER_SECONDS) --force
 
 # one test process per core (pytest-xdist); they share compiled kernels through the cache above:
 # a kernel one process has compiled, the other loads from disk

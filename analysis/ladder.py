@@ -42,14 +42,27 @@ def seatings(hero: str, field: str, players: int) -> list[list[str]]:
 RUNG_FIRST_BLOCK = 256  # a rung with a time budget: deals in blocks of 256, 512, ... every seating each
 
 
+def rung_looks(deals: int, block: int) -> list[int]:
+    """The deal counts at which a timed rung's blocks end: ``block``, then each block twice the
+    last, up to ``deals``; fixed by those two alone."""
+    looks, done, size = [], 0, block
+    while done < deals:
+        done = min(done + size, deals)
+        looks.append(done)
+        size *= 2
+    return looks
+
+
 def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int, threads, advance,
-              announce: bool = False, seconds: float | None = None, block: int = RUNG_FIRST_BLOCK) -> np.ndarray:
+              announce: bool = False, seconds: float | None = None, block: int = RUNG_FIRST_BLOCK,
+              stop=None) -> np.ndarray:
     """The hero's win share in each deal, averaged over its seats (float64[deals played]).
 
-    With ``seconds`` the deals are played in doubling blocks (``block`` deals first), every
-    seating on each block's deals, until ``deals`` or until the time is spent at the end of a
-    block: whole deals only, so the interval clustered by deal stays what it is, and the clock
-    never sees a result."""
+    With ``seconds`` the deals are played in doubling blocks (``rung_looks``), every seating on
+    each block's deals, until ``deals``, until the time is spent at the end of a block, or until
+    ``stop(shares)`` (the per-deal shares so far) says so at the end of a block: whole deals only,
+    so the interval clustered by deal stays what it is, and the clock never sees a result (the
+    validity of ``stop`` under its repeated looks is the caller's to keep)."""
     import time
 
     from simcore.driver import compile_kernels, run_games
@@ -58,19 +71,21 @@ def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int
     lineups = [(seat, game.lineup(names, players)) for seat, names in enumerate(seatings(hero, field, players))]
     compile_kernels(game, setup, lineups[0][1], seed, announce)  # a first compile is not the rung's time
     started = time.perf_counter()
-    blocks, first, size = [], 0, (deals if seconds is None else block)
-    while first < deals:
-        n = min(size, deals - first)
-        block = np.zeros(n)
+    blocks, first = [], 0
+    for end in (rung_looks(deals, block) if seconds is not None else [deals]):
+        n = end - first
+        shares = np.zeros(n)
         for seat, lineup in lineups:
             frame = run_games(game, setup, lineup, variant, seed, n, threads=threads, progress=False,
                               keep_frame=True, announce=announce, start=first).frame
             share = frame[f"share_{seat}"].to_numpy().astype(np.float64)
-            block += np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k
+            shares += np.round(share * SHARE_UNITS) / SHARE_UNITS  # a k-way tie is exactly 1/k
             advance(n)
-        blocks.append(block)
-        first, size = first + n, size * 2
+        blocks.append(shares)
+        first = end
         if seconds is not None and time.perf_counter() - started >= seconds:
+            break
+        if stop is not None and end < deals and stop(np.concatenate(blocks) / players):
             break
     return np.concatenate(blocks) / players
 

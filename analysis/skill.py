@@ -43,7 +43,7 @@ speed: the page says how many games each tier played, and they are games 0..N-1 
 the rows any run of that seed plays (``balance simulate -n N`` reproduces them).  Every tier plays the same deals (game k's
 deal is drawn from game k's own stream, whoever plays), so the tiers are compared on common
 random numbers.  A search tier thinks at every decision, so its timed looks start sooner
-(``SEARCH_FIRST_LOOK`` games, divided by its cost: ``search:d=96`` 125), and the clock starts
+(``SEARCH_FIRST_LOOK`` games, divided by its cost: ``search:d=96`` 64), and the clock starts
 once its play loop is compiled: a first compile is not spent from its time.
 
 **A tier that cannot settle stops** (``settle_chance``): at each look, if the estimate so far
@@ -69,7 +69,7 @@ DEFAULT_SEARCH_GAMES = 4_000
 SETTLE_LOOKS = 5  # looks at 1/16, 1/8, 1/4, 1/2 and all of a tier's budget
 SETTLE_CONFIDENCE = 1 - 0.05 / SETTLE_LOOKS  # each look's interval: 99%, Bonferroni over the looks
 TIMED_FIRST_LOOK = 2_000  # a tier with a time budget: its first look, then every doubling up to its cap
-SEARCH_FIRST_LOOK = 500  # a timed search tier's first look, divided by its cost (search:d=96: 125)
+SEARCH_FIRST_LOOK = 256  # a timed search tier's first look, divided by its cost (search:d=96: 64)
 RUNG_SEARCH_FIRST_BLOCK = 64  # a timed rung's first block of deals for a search hero, divided by its cost
 FUTILITY = 0.05  # a tier whose chance of settling by its last reachable look falls under this stops
 
@@ -282,8 +282,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     """Gaps between consecutive tiers and each tier's first-seat edge (JSON-ready); ``frames`` (a
     dict) receives each tier's games and metadata (the book's card section per tier);
     ``tier_seconds``: each tier's edge plays until settled or that long (``tier_edge``), its game
-    budget a cap."""
-    from analysis.ladder import play_rung
+    budget a cap, and each gap until its interval leaves the fair share or that long."""
+    from analysis.ladder import play_rung, rung_looks
     from analysis.tournament import clustered_rate
     from simcore.progress import Progress
 
@@ -299,11 +299,22 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
     gaps, edges = [], []
     with Progress(progress, total, f"{game.name} {players}p skill") as advance:
         for below, hero in zip(tiers, tiers[1:]):
+            block = rung_first_block(game, hero)
+            # timed, a rung also stops at the end of a block where the hero's interval, at 1 - 0.05/K
+            # for its K blocks, leaves the fair share: the gap is then settled either way
+            confidence = 0.95 if tier_seconds is None else look_confidence(rung_looks(deals[hero], block))
+
+            def gap_settled(shares: np.ndarray) -> bool:
+                low, high = clustered_rate(shares * players, players, fair, confidence)["ci"]
+                return low > fair or high < fair
+
             per_deal = play_rung(game, setup, variant, hero, below, deals[hero], seed, threads, advance,
-                                 announce=progress, seconds=tier_seconds, block=rung_first_block(game, hero))
-            rate = clustered_rate(per_deal * players, players, fair)
+                                 announce=progress, seconds=tier_seconds, block=block,
+                                 stop=gap_settled if tier_seconds is not None else None)
+            advance((deals[hero] - len(per_deal)) * players)  # a rung that stopped early leaves the bar
+            rate = clustered_rate(per_deal * players, players, fair, confidence)
             gaps.append({"hero": hero, "field": below, "games": len(per_deal) * players, "win_share": rate["rate"],
-                         "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"]})
+                         "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"], "confidence": confidence})
         for name in tiers:
             edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
                                    tier_seconds))
@@ -394,7 +405,8 @@ def chart(profile: dict, title: str) -> bytes:
 
 
 def tables(profile: dict) -> list[Table]:
-    gaps = Table(["player", "among", "games", "win share % [95% CI]", "fair %", "p"],
+    levels = sorted({round(100 * g.get("confidence", 0.95), 2) for g in profile["gaps"]})
+    gaps = Table(["player", "among", "games", f"win share % [{'/'.join(f'{v:g}%' for v in levels)} CI]", "fair %", "p"],
                  [[g["hero"], g["field"], f"{g['games']:,}",
                    f"{100 * g['win_share']:.2f} [{100 * g['ci'][0]:.2f}, {100 * g['ci'][1]:.2f}]",
                    f"{100 * g['fair_share']:.1f}", fmt_p(g["p_value"])] for g in profile["gaps"]])
@@ -420,7 +432,11 @@ def blocks(profile: dict, title: str, prefix: str = "", level: int = 2) -> list:
                   chart(profile, title)),
             *tables(profile),
             Paragraph("Gaps: one player of a tier among players of the tier below, once in each seat on the same "
-                      "deals, interval clustered by deal. First-seat edge: every seat the same tier, seat 1's win "
+                      "deals, interval clustered by deal" + (
+                          "; with a time budget each gap plays in doubling blocks of deals and stops at the end of "
+                          "the first block where its interval (1 - 0.05/K for its K blocks) leaves the fair share, "
+                          "or where its time is spent" if any("seconds_budget" in e for e in profile["first_seat_edge"])
+                          else "") + ". First-seat edge: every seat the same tier, seat 1's win "
                       "share minus the fair share, played until its interval lies wholly inside or wholly beyond "
                       f"±{thresholds().seat_pp:g} pp (settled) or its budget runs out: " + _looks_said(profile)
                       + " Every tier plays the same deals. Search tiers have smaller budgets (they think at every "

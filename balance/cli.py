@@ -113,9 +113,13 @@ SkillGamesOpt = Annotated[int, typer.Option(
 SearchGamesOpt = Annotated[int, typer.Option(
     "--search-games", help="Games for each skill figure with search players (they think at every decision).")]
 TierSecondsOpt = Annotated[Optional[float], typer.Option(
-    "--tier-seconds", min=1.0, help="A time budget for each skill tier's first-seat edge: it plays until settled "
-                                    "or this many seconds, --skill-games/--search-games its cap (the game count "
-                                    "then depends on the machine).")]
+    "--tier-seconds", min=0.0, help="A time budget for each skill tier's first-seat edge and each gap between "
+                                    "tiers: it plays until settled, until it can no longer settle, or this many "
+                                    "seconds, --skill-games/--search-games its cap (the game count then depends on "
+                                    "the machine; docs/search.md).  0: no time budget, the game budgets alone (the "
+                                    "same games on any machine).")]
+BOOK_TIER_SECONDS = 60.0  # the default book: every row settled at its search tier in about 12 minutes on 2 cores
+BOOK_SEARCH_GAMES = 64_000  # with a time budget, a cap: BIRD & WEATHER at 5 players settles at 32,768
 
 
 def _players(game_name: str, players: int | None) -> int:
@@ -351,7 +355,7 @@ def report(
 ):
     """Write report.md and a self-contained report.html (with charts) for one or more runs."""
     with _claim(out, force):
-        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json, tier_seconds)
+        _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json, tier_seconds or None)
 
 
 def _report(runs, out, skill, skill_games, search_games, threads, quiet, as_json, tier_seconds=None):
@@ -390,8 +394,8 @@ def book(
                          "for The Sky City of ALEA) instead of the default random player.")] = False,
     only: Annotated[Optional[list[str]], typer.Option("--game", help="Only this game (repeatable; default: every game).")] = None,
     skill_games: SkillGamesOpt = 100_000,
-    search_games: SearchGamesOpt = 4_000,
-    tier_seconds: TierSecondsOpt = None,
+    search_games: SearchGamesOpt = BOOK_SEARCH_GAMES,
+    tier_seconds: TierSecondsOpt = BOOK_TIER_SECONDS,
     threads: ThreadsOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the index's summary.json after writing the book.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
@@ -410,7 +414,7 @@ def book(
     with _claim(out, force, resume), _cluster(cluster, scheduler):
         path, rows = write_book(out, games, seed, strong, threads, progress=not quiet and not as_json, only=only,
                                 skill_games=skill_games, search_games=search_games, force=force, resume=resume,
-                                tier_seconds=tier_seconds)
+                                tier_seconds=tier_seconds or None)
     if as_json:
         typer.echo((path / "summary.json").read_text(encoding="utf-8").rstrip("\n"))
         return

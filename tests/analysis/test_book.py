@@ -10,7 +10,7 @@ from simcore.registry import get_game
 def test_book_links_a_report_per_player_count(tmp_path):
     out = tmp_path / "book"
     code, text, err = balance("book", "--out", out, "-n", 3000, "-q", "--game", "sky-city", "--game", "triatri",
-                              "--skill-games", 800, "--search-games", 120)
+                              "--skill-games", 800, "--search-games", 120, "--tier-seconds", 0)  # game budgets alone
     assert code == 0, err
     html = (out / "index.html").read_text()
     links = re.findall(r'<a href="([^"]+)">', html)

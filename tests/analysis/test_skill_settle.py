@@ -188,14 +188,14 @@ def test_the_curve_adds_the_ladders_larger_search_and_alea_keeps_its_ladder():
 
 
 def test_a_search_tier_looks_sooner_under_a_time_budget():
-    """A timed search tier's first look comes after 500 games divided by its cost (search:d=96
-    thinks four times as long: 125), the everyday tiers' after 2,000: fixed by the tier alone."""
+    """A timed search tier's first look comes after 256 games divided by its cost (search:d=96
+    thinks four times as long: 64), the everyday tiers' after 2,000: fixed by the tier alone."""
     game = get_game("bird-weather")
     assert skill.timed_first_look(game, "random") == skill.timed_first_look(game, "heuristic") == 2_000
-    assert skill.timed_first_look(game, "search") == 500
-    assert skill.timed_first_look(game, "search:d=96") == 125
+    assert skill.timed_first_look(game, "search") == 256
+    assert skill.timed_first_look(game, "search:d=96") == 64
     assert skill.settle_looks(8_000, first=skill.timed_first_look(game, "search:d=96")) == [
-        125, 250, 500, 1_000, 2_000, 4_000, 8_000]
+        64, 128, 256, 512, 1_024, 2_048, 4_096, 8_000]
 
 
 def test_the_chance_of_settling_is_high_far_from_the_threshold_and_low_on_it():
@@ -262,3 +262,22 @@ def test_stopping_for_futility_spares_hopeless_tiers_and_costs_little_power():
     _, every = _settles(-1.9, looks, confidence, futility=False)
     _, spared = _settles(-1.9, looks, confidence, futility=True)
     assert spared < 0.8 * every, (spared, every)
+
+
+def test_a_timed_gap_stops_at_the_first_block_that_settles_it():
+    """ALEA, 4 players, an hour per tier: a cautious player among random ones wins far more than
+    the fair 25%, so its gap stops after the first block of 256 deals (every seating: 1,024
+    games), its interval at 1 - 0.05/K for the K blocks 256, 768, ... 5,000 deals could take."""
+    from analysis.ladder import rung_looks
+
+    assert rung_looks(5_000, 256) == [256, 768, 1_792, 3_840, 5_000]
+    assert rung_looks(100, 64) == [64, 100]
+    game = get_game("sky-city")
+    setup = game.setup(4, game.variant())
+    profile = skill.skill_profile(game, setup, game.variant(), seed=1, games=20_000, search_games=400,
+                                  tier_seconds=3600)
+    cautious = profile["gaps"][0]
+    assert (cautious["hero"], cautious["field"], cautious["games"]) == ("cautious", "random", 1_024)
+    assert cautious["confidence"] == pytest.approx(1 - 0.05 / 5) and cautious["ci"][0] > 0.25
+    header = skill.tables(profile)[0].headers[3]
+    assert header == "win share % [99% CI]", header

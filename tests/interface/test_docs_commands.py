@@ -43,7 +43,7 @@ SMALL = {"simulate": 2_000, "cards": 2_000, "whatif": 2_000, "sweep": 600, "tour
          "exploits": 200,
          "traps": 1_000, "book": 400, "bench": 20_000, "tune": 4_000}
 EXTRA = {  # options added to keep a command small (only where the command does not give them)
-    "book": ["--skill-games", "200", "--search-games", "24"],
+    "book": ["--skill-games", "200", "--search-games", "24", "--tier-seconds", "0"],
     "bench": ["--reference-games", "100", "--repeats", "1", "--search-games", "40"],
     "traps": ["--equilibrium-rounds", "200"],
     "tune": ["--candidates", "6"],  # -n above is the fresh games per finalist

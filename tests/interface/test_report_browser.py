@@ -145,7 +145,7 @@ def pages(tmp_path_factory):
         ("report", root / "sky-city.parquet", "--out", root / "sky-city"),
         # small skill sections: this test is about how the pages look, test_book about what they say
         ("book", "--game", "triatri", "-n", 1000, "-q", "--skill-games", 200, "--search-games", 24,
-         "--out", root / "book"),
+         "--tier-seconds", 0, "--out", root / "book"),
         ("traps", "-p", 3, "-n", 1000, "-q", "--equilibrium-rounds", 200, "--out", root / "traps"),
         ("cards", "bird-weather", "-p", 3, "-n", 2000, "-q", "--out", root / "cards"),
         ("whatif", "triatri", "-p", 3, "-n", 2000, "-q", "--variant", variant, "--out", root / "whatif"),
