@@ -59,20 +59,7 @@ def _wrong_calls(true_edge_pp: float, budget: int, trials: int, looks, confidenc
     """How often the looks call a tier settled on the wrong side when its true edge is exactly on
     the threshold (neither answer is right there, so every call counts as wrong): binomial seat-1
     wins at the true share, judged at each look."""
-    rng = np.random.default_rng(12345)
-    players, limit = 4, thresholds().seat_pp
-    share = 1 / players + true_edge_pp / 100
-    wrong = 0
-    for _ in range(trials):
-        wins, played = 0, 0
-        for look in looks:
-            wins += rng.binomial(look - played, share)
-            played = look
-            value, interval = skill.edge_interval(wins, played, players, confidence)
-            if judge(value, interval, limit) != "unsettled":
-                wrong += 1
-                break
-    return wrong / trials
+    return _settles(true_edge_pp, looks, confidence, futility=False, trials=trials, seed=12345)[0]
 
 
 def test_the_stopping_rule_stays_valid_under_its_five_looks():
@@ -226,10 +213,10 @@ def test_a_tier_its_budget_cannot_settle_stops_at_once_and_says_how_many_games_w
     assert frames["random"][0].equals(plain.frame)
 
 
-def _settles(true_edge_pp: float, looks, confidence, futility: bool, trials: int = 2_000):
+def _settles(true_edge_pp: float, looks, confidence, futility: bool, trials: int = 2_000, seed: int = 2024):
     """(share of simulated tiers called settled, mean games played), binomial seat-1 wins at the
     true share judged at each look as tier_edge judges, with or without the futility stop."""
-    rng = np.random.default_rng(2024)
+    rng = np.random.default_rng(seed)
     players, limit = 4, thresholds().seat_pp
     share = 1 / players + true_edge_pp / 100
     called, spent = 0, 0
