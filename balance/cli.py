@@ -118,7 +118,7 @@ TierSecondsOpt = Annotated[Optional[float], typer.Option(
                                     "seconds, --skill-games/--search-games its cap (the game count then depends on "
                                     "the machine; docs/search.md).  0: no time budget, the game budgets alone (the "
                                     "same games on any machine).")]
-BOOK_TIER_SECONDS = 60.0  # the default book: every row settled at its search tier in about 12 minutes on 2 cores
+BOOK_TIER_SECONDS = 60.0  # the default book: long enough for every row to settle at its search tier (README)
 BOOK_SEARCH_GAMES = 64_000  # with a time budget, a cap: BIRD & WEATHER at 5 players settles at 32,768
 
 
