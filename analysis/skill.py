@@ -152,12 +152,12 @@ def edge_interval(wins: float, games: int, players: int, confidence: float = SET
 
 
 def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, announce,
-              frames: dict | None = None, seconds: float | None = None) -> dict:
+              frames: dict | None = None, seconds: float | None = None, advance=None) -> dict:
     """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``),
     or with ``seconds`` until settled or until the first look after that time (``budget`` is
     then a cap); either way it stops at a look from which it could no longer settle
     (``settle_chance`` under ``FUTILITY``).  ``frames`` (a dict) keeps the tier's games and
-    metadata under its name."""
+    metadata under its name; ``advance(n)`` (a progress bar's) hears of the games at each look."""
     import time
 
     from analysis.verdict import games_to_settle, judge, thresholds
@@ -181,7 +181,12 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
         reach = games + games / max(spent, 1e-9) * max(seconds - spent, 0.0)
         return next((look for look in looks if look >= reach), looks[-1])
 
+    shown = [0]  # games the progress bar has heard of
+
     def settled(wins: list[float], games: int) -> bool:
+        if advance is not None:
+            advance(games - shown[0])
+            shown[0] = games
         value, interval = edge_interval(wins[0], games, players, confidence)
         if judge(value, interval, limit) != "unsettled":
             stopped["by"] = "settled"
@@ -317,8 +322,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"], "confidence": confidence})
         for name in tiers:
             edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
-                                   tier_seconds))
-            advance(count[name])  # the whole budget: a tier that settled early leaves the bar sooner
+                                   tier_seconds, advance))
+            advance(count[name] - edges[-1]["games"])  # a tier that stopped early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
                "seed": seed, "gaps": gaps, "first_seat_edge": edges,
                "convergence": convergence(edges, frames, players),
