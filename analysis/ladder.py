@@ -65,11 +65,11 @@ def play_rung(game, setup, variant, hero: str, field: str, deals: int, seed: int
     validity of ``stop`` under its repeated looks is the caller's to keep)."""
     import time
 
-    from simcore.driver import compile_kernels, run_games
+    from simcore.driver import compile_here, run_games
 
     players = setup.players
     lineups = [(seat, game.lineup(names, players)) for seat, names in enumerate(seatings(hero, field, players))]
-    compile_kernels(game, setup, lineups[0][1], seed, announce)  # a first compile is not the rung's time
+    compile_here(game, setup, lineups[0][1], seed, announce)  # a first compile is not the rung's time
     started = time.perf_counter()
     blocks, first = [], 0
     for end in (rung_looks(deals, block) if seconds is not None else [deals]):

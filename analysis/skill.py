@@ -62,7 +62,7 @@ import numpy as np
 from analysis import stats
 from analysis.page import Heading, Image, Paragraph, Table
 from analysis.summary import SHARE_UNITS, fmt_p
-from analysis.verdict import CONVERGED, MOVING, UNCLEAR, convergence_said, stated, thresholds
+from analysis.verdict import CONVERGED, MOVING, UNCLEAR, convergence_said, judge, stated, thresholds
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEARCH_GAMES = 4_000
@@ -121,27 +121,21 @@ def settle_chance(value: float, interval, games: int, final: int, limit: float, 
     with the spread both of the remaining games and of what the true edge may still be, and the
     final interval's half-width is today's shrunk by sqrt(games / final).  Settled: the final
     interval wholly inside ±``limit`` or wholly beyond it."""
-    from statistics import NormalDist
-
     low, high = interval
     half = (high - low) / 2
     if final <= games or half <= 0:
-        return 1.0 if judge_edge(value, interval, limit) else 0.0
+        return 0.0 if judge(value, interval, limit) == "unsettled" else 1.0
     final_half = half * np.sqrt(games / final)
     # per game sd s = half * sqrt(games) / z; the final mean's predictive variance is
     # s^2 (final - games) / (final * games): the remaining games' noise and the true edge's
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    spread = half / z * np.sqrt((final - games) / final)
-    normal = NormalDist(value, spread)
-    inside = max(0.0, normal.cdf(limit - final_half) - normal.cdf(-limit + final_half))
-    beyond = (1 - normal.cdf(limit + final_half)) + normal.cdf(-limit - final_half)
+    spread = half / stats.z_for(confidence) * np.sqrt((final - games) / final)
+
+    def below(x: float) -> float:  # P(final estimate < x)
+        return stats.normal_cdf((x - value) / spread)
+
+    inside = max(0.0, below(limit - final_half) - below(-limit + final_half))
+    beyond = (1 - below(limit + final_half)) + below(-limit - final_half)
     return inside + beyond
-
-
-def judge_edge(value: float, interval, limit: float) -> bool:
-    from analysis.verdict import judge
-
-    return judge(value, interval, limit) != "unsettled"
 
 
 def edge_interval(wins: float, games: int, players: int, confidence: float = SETTLE_CONFIDENCE):
@@ -160,15 +154,15 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
     metadata under its name; ``advance(n)`` (a progress bar's) hears of the games at each look."""
     import time
 
-    from analysis.verdict import games_to_settle, judge, thresholds
-    from simcore.driver import compile_kernels, run_games
+    from analysis.verdict import games_to_settle
+    from simcore.driver import compile_here, run_games
 
     players = setup.players
     limit = thresholds().seat_pp
     looks = settle_looks(budget, timed_first_look(game, name) if seconds is not None else None)
     confidence = look_confidence(looks)
     lineup = game.lineup([name] * players, players)
-    compile_kernels(game, setup, lineup, seed, announce)  # a first compile is not the tier's time
+    compile_here(game, setup, lineup, seed, announce)  # a first compile is not the tier's time
     started = time.perf_counter()
     stopped = {"by": "games"}
 
@@ -210,13 +204,14 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
     value, interval = edge_interval(wins, played, players, confidence)
     entry = {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
              "confidence": confidence, "looks": looks, "settled": judge(value, interval, limit) != "unsettled"}
+    # why it stopped: settled, futile, time, or its whole budget played ("games")
+    reason = "settled" if entry["settled"] else "games" if stopped["by"] == "settled" else stopped["by"]
     if not entry["settled"]:
         entry["games_to_settle"] = games_to_settle(value, interval, played, limit)
-        if stopped["by"] == "futile":
-            entry["stopped"] = "futile"
+    if seconds is not None or reason == "futile":
+        entry["stopped"] = reason
     if seconds is not None:
-        entry.update(seconds_budget=seconds, seconds=round(time.perf_counter() - started, 1),
-                     stopped="settled" if entry["settled"] else stopped["by"] if stopped["by"] != "settled" else "games")
+        entry.update(seconds_budget=seconds, seconds=round(time.perf_counter() - started, 1))
     return entry
 
 
@@ -307,7 +302,8 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
             block = rung_first_block(game, hero)
             # timed, a rung also stops at the end of a block where the hero's interval, at 1 - 0.05/K
             # for its K blocks, leaves the fair share: the gap is then settled either way
-            confidence = 0.95 if tier_seconds is None else look_confidence(rung_looks(deals[hero], block))
+            confidence = (stats.DEFAULT_CONFIDENCE if tier_seconds is None
+                          else look_confidence(rung_looks(deals[hero], block)))
 
             def gap_settled(shares: np.ndarray) -> bool:
                 low, high = clustered_rate(shares * players, players, fair, confidence)["ci"]

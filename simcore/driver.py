@@ -442,6 +442,14 @@ def compile_kernels(game, setup, lineup, seed: int, announce: bool) -> None:
         print(f"compiled {what} in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
 
+def compile_here(game, setup, lineup, seed: int, announce: bool) -> None:
+    """``compile_kernels`` where this process will play the games: not under a Dask cluster
+    (``simcore.cluster.connect``), whose workers compile their own.  A caller that times its
+    games (a skill tier's budget in seconds) calls it before starting its clock."""
+    if current_executor() is None:
+        compile_kernels(game, setup, lineup, seed, announce)
+
+
 _interrupted = False  # a Ctrl-C or SIGTERM arrived during this run (see _terminate_as_interrupt)
 
 
