@@ -8,7 +8,7 @@ import polars as pl
 
 from simcore.driver import DEFAULT_CHUNK, RunResult, run_games
 from simcore.errors import BalanceError
-from simcore.registry import get_game
+from simcore.registry import DUPLICATE, get_game
 
 TABLES = ("polars", "pandas")  # what ``simulate(to=...)`` hands back
 
@@ -16,14 +16,19 @@ TABLES = ("polars", "pandas")  # what ``simulate(to=...)`` hands back
 def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strategies=None,
         variant: str | Path | dict | None = None, plugins=(), threads: int | None = None,
         chunk_size: int = DEFAULT_CHUNK, out: str | Path | None = None, force: bool = False, resume: bool = False,
-        **options) -> RunResult:
+        duplicate: bool = False, **options) -> RunResult:
     """Simulate ``games`` games: ``.frame`` holds one row per game (the rows ``balance simulate
     --out`` writes), ``.meta`` the run's metadata (seed, strategies, variant, events ...), the
     dictionary ``analysis.summarize`` and the other analysis functions take.  ``variant`` is a
     TOML path or a dict of variant settings; ``options`` are more variant settings, such as
     ``deals=3``.  An ``out`` that exists is refused unless ``force=True`` (replace it) or
     ``resume=True`` (finish an interrupted run).  Inside ``simcore.cluster.connect("local:2")``
-    (or ``connect(scheduler="tcp://...")``) the games are played on that Dask cluster."""
+    (or ``connect(scheduler="tcp://...")``) the games are played on that Dask cluster.
+
+    ``duplicate=True`` plays duplicate deals (simcore/rng.py): ``games`` games from index
+    DUPLICATE on, each deal once per turn of the table (game k: deal k // players, turned
+    k % players seats), the rows the skill tiers of a report play; in memory only (not with
+    ``out``), and not for a game whose chance cannot turn (ALEA)."""
     g = get_game(game)
     if isinstance(variant, dict):
         v = g.variant(overrides={**variant, **options})
@@ -31,8 +36,11 @@ def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strate
         v = g.variant(variant, options or None)
     setup = g.setup(players, v)
     lineup = g.lineup(strategies, players, plugins)
+    if duplicate and out is not None:
+        raise BalanceError("duplicate deals are played in memory: run(..., duplicate=True) takes no out")
     return run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=out,
-                     progress=False, keep_frame=True, force=force, resume=resume)
+                     progress=False, keep_frame=True, force=force, resume=resume,
+                     start=DUPLICATE if duplicate else 0)
 
 
 def simulate(*args, to: str = "polars", **kwargs):

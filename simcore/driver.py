@@ -47,7 +47,7 @@ from simcore.parts import (
     write_part,
 )
 from simcore.progress import Progress
-from simcore.registry import MAX_SEED, check_seed
+from simcore.registry import DUPLICATE, MAX_SEED, check_seed
 from simcore.version import SCHEMA_VERSION, __version__
 
 DEFAULT_CHUNK = 1 << 18  # 262,144 games: ~10 MB of rows, long enough to keep both cores busy
@@ -218,6 +218,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         raise ValueError("reduce is for a run without out: a run to a file keeps its rows")
     if start and (out is not None or precision is not None or start < 0 or start + games - 1 > MAX_SEED):
         raise ValueError(f"start ({start}) is for a run without out or precision, inside 0..2**63")
+    if start >= DUPLICATE and not game.duplicate_deals:
+        raise BalanceError(f"{game.name} cannot play duplicate deals: {game.duplicate_deals_refused}")
     # a link is written through (the file it points to is replaced, not the link)
     out = Path(os.path.realpath(out)) if out is not None else None
     keep_frame = out is None if keep_frame is None else keep_frame

@@ -91,6 +91,11 @@ class Game:
     default_strategy = "random"
     strong_strategy = "heuristic"  # what `bench` times as skilled play
     play_unit = "card plays"  # what `bench` counts per game (plays_in_log)
+    duplicate_deals = True
+    """Whether the game's deal can be turned round the table (simcore/rng.py, duplicate deals):
+    every card game's hands can.  A game whose chance cannot be (ALEA's dice follow the roller)
+    says why instead (``duplicate_deals_refused``), and its analyses play independent games."""
+    duplicate_deals_refused = ""
 
     def __init_subclass__(cls, rules: ModuleType | None = None, **kwargs):
         super().__init_subclass__(**kwargs)

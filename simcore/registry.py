@@ -62,6 +62,7 @@ def strategies_of(kernel_module: str) -> ModuleType:
 
 
 MAX_SEED = 2**63 - 1  # seeds and game indices are int64 in the kernels
+DUPLICATE = 1 << 62  # game indices from here on are duplicate deals (simcore/rng.py); defined here, numba-free
 
 
 def check_seed(seed, what: str = "--seed") -> int:

@@ -16,7 +16,7 @@ run can detect, and it needs no rejection loop, which keeps the two implementati
 
 Two kinds of stream, in two different arrays (slot ids DEAL = 0, PLAY = 1):
 
-* **The game's own** (``seed_streams(streams, seed, index)``): slot DEAL, state
+* **The game's own** (``seed_streams(streams, seed, index, n_players)``): slot DEAL, state
   ``mix64(mix64(seed) + index * GOLDEN)``, for shuffling and the rules' own chance events (dice,
   tie-breaks).  Only the play loop holds this array; no strategy is ever handed it.  Its PLAY slot
   is 0 and unused.  Keeping DEAL apart from the players means the deal of game i does not depend
@@ -39,6 +39,18 @@ its own stream, seat s's sequence of draws does not depend on what the other sea
 seat's random player draws the same sequence of numbers whoever sits beside it (common random
 numbers between line-ups).  The run seed itself is public (it is in every result's metadata); what is guaranteed
 is that nothing a strategy is handed leads back to it.
+
+**Duplicate deals.** A game index from ``DUPLICATE`` (2**62) on names a deal and a rotation: index
+``DUPLICATE + k`` at N seats is deal ``k // N`` turned ``k % N`` seats round the table
+(``deal_and_rotation``), as in duplicate bridge.  Its DEAL stream is deal ``k // N``'s
+(``seed_streams`` of that index), so every rotation shuffles the same cards; the game keeps the
+rotation r in the unused slot of its own array (``streams[ROTATION]``), and each game's deal moves
+seat s's hand to seat s + r (``rotate_seats``), every round of a game alike.  Seat s's PLAY stream
+is the one of the seat whose hand it holds, ``keys[(s - r) % N]`` (``seed_seats``), so a random
+player holding a hand draws what it drew with that hand at rotation 0.  Rotation 0 of deal d is
+game d of the ordinary indices, draw for draw.  The chance the rules draw after the deal (a
+turned-up card, a tie broken) comes from the same DEAL stream in every rotation; what a game
+does where a draw names a seat is in its docs/rules page.
 """
 import hashlib
 from functools import lru_cache
@@ -47,6 +59,7 @@ import numpy as np
 from numba import njit
 
 import simcore.jit  # noqa: F401 (before anything compiles: the cache folders and the LLVM option)
+from simcore.registry import DUPLICATE  # the first game index of the duplicate deals (module docstring)
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _STREAM_SALT = np.uint64(0xD1B54A32D192ED03)
@@ -56,6 +69,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 DEAL = 0
 PLAY = 1
 N_STREAMS = 2
+ROTATION = PLAY  # the game's own array has no PLAY stream: that slot holds its deal's rotation
 MAX_SEATS = 8  # seat_keys' length: at least every game's MAX_PLAYERS
 SEAT_LABEL = b"balance: the PLAY stream of one seat, v1"  # fixed; changing it changes every random draw
 _MASK = (1 << 64) - 1
@@ -89,30 +103,61 @@ def mix64(z):
 
 
 @njit(cache=True, inline="always")
-def seed_streams(streams, seed, index):
-    """Fill the game's own ``streams`` (uint64[N_STREAMS]) for game ``index``: DEAL, and 0 in
-    the other slots (nothing draws from them)."""
-    streams[DEAL] = mix64(mix64(np.uint64(seed)) + np.uint64(index) * GOLDEN)
-    for k in range(1, streams.shape[0]):
-        streams[k] = 0
+def deal_and_rotation(index, n_players):
+    """(deal, rotation) of game ``index`` at ``n_players`` seats: (index, 0) below ``DUPLICATE``;
+    from it on, index DUPLICATE + k is deal k // n_players, turned k % n_players seats."""
+    i = np.int64(index)
+    if i >= np.int64(DUPLICATE):
+        k = i - np.int64(DUPLICATE)
+        return k // n_players, k % n_players
+    return i, np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def seed_streams(streams, seed, index, n_players):
+    """Fill the game's own ``streams`` (uint64[N_STREAMS]) for game ``index`` at ``n_players``
+    seats: DEAL (its deal's: ``deal_and_rotation``) and the rotation in slot ROTATION."""
+    deal, rotation = deal_and_rotation(index, n_players)
+    streams[DEAL] = mix64(mix64(np.uint64(seed)) + np.uint64(deal) * GOLDEN)
+    streams[ROTATION] = np.uint64(rotation)
 
 
 @njit(cache=True, inline="always")
 def seed_seats(seat_streams, keys, index):
     """Fill ``seat_streams`` (uint64[seats, N_STREAMS]) for game ``index``: row s is what seat s
-    is handed, DEAL slot 0 and PLAY slot ``mix64(keys[s] + index * GOLDEN)``."""
-    step = np.uint64(index) * GOLDEN
-    for s in range(seat_streams.shape[0]):
+    is handed, DEAL slot 0 and PLAY slot ``mix64(keys[s] + index * GOLDEN)``; in a duplicate
+    deal turned r seats, the deal's index and the key of the seat whose hand s holds,
+    ``keys[(s - r) % seats]``."""
+    seats = seat_streams.shape[0]
+    deal, rotation = deal_and_rotation(index, seats)
+    step = np.uint64(deal) * GOLDEN
+    holder = seats - rotation  # whose hand seat 0 holds, less a turn of the table (no division a seat)
+    for s in range(seats):
+        if holder == seats:
+            holder = 0
         seat_streams[s, DEAL] = 0
-        seat_streams[s, PLAY] = mix64(keys[s] + step)
+        seat_streams[s, PLAY] = mix64(keys[holder] + step)
+        holder += 1
 
 
 @njit(cache=True, inline="always")
 def seed_game(streams, seat_streams, seed, keys, index):
     """Seed game ``index`` of run ``seed``: the game's own DEAL stream (``seed_streams``) and the
     seats' PLAY streams (``seed_seats``; ``keys`` = ``seat_keys(seed)``)."""
-    seed_streams(streams, seed, index)
+    seed_streams(streams, seed, index, seat_streams.shape[0])
     seed_seats(seat_streams, keys, index)
+
+
+@njit(cache=True, inline="always")
+def rotate_seats(hands, n_players, streams):
+    """Move seat s's dealt hand to seat s + r, r the deal's rotation (``streams[ROTATION]``, 0
+    outside duplicate deals: then nothing moves).  In place, one seat at a time (at most 7 x 8
+    moves a deal)."""
+    for _ in range(np.int64(streams[ROTATION])):
+        last = hands[n_players - 1]
+        for s in range(n_players - 1, 0, -1):
+            hands[s] = hands[s - 1]
+        hands[0] = last
 
 
 @njit(cache=True, inline="always")
@@ -120,7 +165,7 @@ def scenario_streams(n_players):
     """The game's streams and the seats' of a scenario that has no seed of its own: game 0 of run
     0, the seats keyed by SCENARIO_KEYS (a constant to the compiled code)."""
     streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seed_streams(streams, 0, 0)
+    seed_streams(streams, 0, 0, n_players)
     seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
     seed_seats(seat_streams, SCENARIO_KEYS, 0)
     return streams, seat_streams
@@ -229,5 +274,25 @@ class PyStream:
 
 def seat_play_streams(seed: int, index: int, seats: int) -> list[PyStream]:
     """Seats 0..seats-1's PLAY streams in game ``index`` of run ``seed``: what the reference
-    engines' random players draw from (``streams[s]`` for seat s)."""
-    return [PyStream.for_seat(key, index) for key in _seat_keys(int(seed) & _MASK)[:seats]]
+    engines' random players draw from (``streams[s]`` for seat s); in a duplicate deal, the
+    deal's streams moved with the hands (``seed_seats``)."""
+    deal, rotation = py_deal_and_rotation(index, seats)
+    return rotate_list([PyStream.for_seat(key, deal) for key in _seat_keys(int(seed) & _MASK)[:seats]], rotation)
+
+
+def py_deal_and_rotation(index: int, players: int) -> tuple[int, int]:
+    """``deal_and_rotation`` in plain Python."""
+    if index >= DUPLICATE:
+        return divmod(index - DUPLICATE, players)
+    return index, 0
+
+
+def deal_stream(seed: int, index: int, players: int) -> PyStream:
+    """Game ``index``'s DEAL stream at ``players`` seats: its deal's (``seed_streams``)."""
+    return PyStream(seed, py_deal_and_rotation(index, players)[0], DEAL)
+
+
+def rotate_list(items: list, rotation: int) -> list:
+    """``rotate_seats`` of a list of per-seat items: item s moves to s + rotation."""
+    items = list(items)
+    return items[len(items) - rotation:] + items[:len(items) - rotation]

@@ -14,7 +14,7 @@ from conftest import TEST_GAME, balance
 
 from simcore.driver import run_games
 from simcore.errors import BalanceError
-from simcore.registry import GAMES, game_names, get_game
+from simcore.registry import DUPLICATE, GAMES, game_names, get_game
 
 ROOT = Path(__file__).resolve().parents[2]
 # games described in rules files (docs/rules-files.md) are games like any other: named by their path
@@ -96,6 +96,40 @@ def test_same_rows_for_any_thread_count_and_chunk_size_and_replays_match(name, g
         for index in (0, 1234, 1999):
             log = game.replay(setup, lineup, 5, index)
             assert log["scores"] == [runs[0][f"score_{s}"][index] for s in range(players)]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_duplicate_deals_turn_the_hands_round_the_table(name, game):
+    """Game DUPLICATE + k at N seats is deal k // N turned k % N seats (simcore/rng.py): rotation 0
+    is the ordinary game of its deal, row for row; every rotation deals the same hands, seat s's
+    moved to seat s + r; the kernel equals the reference there too (the seats' PLAY streams move
+    with the hands).  A game whose chance cannot turn (ALEA) refuses, in one line."""
+    if not game.duplicate_deals:
+        setup = game.setup(game.player_counts[0], game.variant())
+        with pytest.raises(BalanceError, match="cannot play duplicate deals: .*dice"):
+            run_games(game, setup, game.lineup("random", setup.players), game.variant(), 21, 6, start=DUPLICATE,
+                      progress=False)
+        return
+    deals = 15
+    for players in game.player_counts:
+        setup = game.setup(players, game.variant())
+        lineup = game.lineup("random", players)
+        turned = run_games(game, setup, lineup, game.variant(), 21, deals * players, start=DUPLICATE,
+                           progress=False).frame
+        plain = run_games(game, setup, lineup, game.variant(), 21, deals, progress=False).frame
+        assert turned["game"].to_list() == [DUPLICATE + k for k in range(deals * players)]
+        assert turned.drop("game").gather_every(players).equals(plain.drop("game")), (name, players)
+        for k in range(deals * players):
+            scores, shares = game.reference_result(setup, 21, DUPLICATE + k)
+            assert scores == [turned[f"score_{s}"][k] for s in range(players)], (name, players, k)
+            assert shares == pytest.approx([turned[f"share_{s}"][k] for s in range(players)], abs=1e-6)
+        indices = np.arange(deals * players, dtype=np.int64) + DUPLICATE
+        hands = game.opening_masks(setup, 21, indices)
+        first = game.opening_masks(setup, 21, np.arange(deals, dtype=np.int64))
+        for k in range(deals * players):
+            deal, rotation = divmod(k, players)
+            assert [hands[k, (s + rotation) % players] for s in range(players)] == list(first[deal]), (name, k)
+        assert len({tuple(h) for h in hands.tolist()}) > deals  # the turns do move the hands
 
 
 def _scenario_files(name):

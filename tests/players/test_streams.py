@@ -23,7 +23,8 @@ import pytest
 
 from simcore.registry import get_game
 from simcore.rng import (
-    DEAL, GOLDEN, MAX_SEATS, N_STREAMS, PLAY, SCENARIO_KEYS, SEAT_LABEL, PyStream, below, py_mix64, seat_keys,
+    DEAL, DUPLICATE, GOLDEN, MAX_SEATS, N_STREAMS, PLAY, ROTATION, SCENARIO_KEYS, SEAT_LABEL, PyStream, below,
+    deal_and_rotation, deal_stream, py_deal_and_rotation, py_mix64, rotate_list, rotate_seats, seat_keys,
     seat_play_streams, seed_seats, seed_streams, shuffle, step_below,
 )
 
@@ -84,12 +85,48 @@ def test_seed_seats_and_seed_streams_match_the_python_twin(seats):
             assert int(rows[s, PLAY]) == twins[s].state == PyStream.for_seat(int(keys[s]), index).state
             assert twins[s].state == py_mix64((int(keys[s]) + index * int(GOLDEN)) & MASK)
         game = np.full(N_STREAMS, 99, dtype=np.uint64)
-        seed_streams(game, SEED, index)
+        seed_streams(game, SEED, index, seats)
         assert int(game[DEAL]) == PyStream(SEED, index, DEAL).state       # the deal, as before
-        assert game[PLAY] == 0                                             # nothing draws from it
+        assert game[ROTATION] == 0                                         # an ordinary game: no turn
     # the twin draws like the compiled stream
     stream, twin = np.array([0, rows[0, PLAY]], dtype=np.uint64), PyStream.for_seat(int(keys[0]), 2**40 + 3)
     assert [below(stream, PLAY, 10) for _ in range(50)] == [twin.below(10) for _ in range(50)]
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_a_duplicate_index_is_its_deal_turned_round_the_table(seats):
+    """Index DUPLICATE + k at N seats is deal k // N turned k % N seats: the deal's own DEAL stream,
+    the rotation in slot ROTATION, and seat s handed the PLAY stream of the seat whose hand it holds
+    (s - r); rotation 0 is the ordinary game of that index, stream for stream."""
+    keys = seat_keys(SEED)
+    for deal in (0, 1, 9, 2**33 + 5):
+        plain_rows = np.empty((seats, N_STREAMS), dtype=np.uint64)
+        seed_seats(plain_rows, keys, deal)
+        for rotation in range(seats):
+            index = DUPLICATE + deal * seats + rotation
+            assert deal_and_rotation(index, seats) == (deal, rotation) == py_deal_and_rotation(index, seats)
+            game = np.full(N_STREAMS, 99, dtype=np.uint64)
+            seed_streams(game, SEED, index, seats)
+            assert int(game[DEAL]) == PyStream(SEED, deal, DEAL).state == deal_stream(SEED, index, seats).state
+            assert int(game[ROTATION]) == rotation
+            rows = np.empty((seats, N_STREAMS), dtype=np.uint64)
+            seed_seats(rows, keys, index)
+            twins = seat_play_streams(SEED, index, seats)
+            for s in range(seats):
+                holder = (s - rotation) % seats
+                assert rows[s, PLAY] == plain_rows[holder, PLAY] == twins[s].state
+    assert deal_and_rotation(DUPLICATE - 1, seats) == (DUPLICATE - 1, 0)   # below it: ordinary indices
+
+
+@pytest.mark.parametrize("seats", [2, 4, 7])
+def test_rotate_seats_moves_each_hand_r_seats_on_as_its_twin_does(seats):
+    for rotation in range(seats):
+        hands = np.arange(10, 10 + 8, dtype=np.uint64)     # the slots past the table stay
+        game = np.array([0, rotation], dtype=np.uint64)
+        rotate_seats(hands, seats, game)
+        expected = rotate_list(list(range(10, 10 + seats)), rotation)
+        assert hands[:seats].tolist() == expected and hands[seats:].tolist() == list(range(10 + seats, 18))
+        assert all(expected[(s + rotation) % seats] == 10 + s for s in range(seats))  # seat s's hand is at s + r
 
 
 def test_a_draw_held_in_a_register_and_the_shared_shuffle_are_the_streams_draws():

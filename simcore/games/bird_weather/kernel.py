@@ -26,7 +26,7 @@ from simcore.games.bird_weather.rules import (
 from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, withhold
-from simcore.rng import DEAL, N_STREAMS, seed_game, seed_seats, seed_streams, step_below
+from simcore.rng import DEAL, N_STREAMS, rotate_seats, seed_game, seed_seats, seed_streams, step_below
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_facedown = strategy.choose_facedown
@@ -68,6 +68,7 @@ def deal_hands(streams, rules, deck, hands):
                 first -= hand_size
     hands[0] = h | bit(deck[0])
     streams[DEAL] = state
+    rotate_seats(hands, rules[R_PLAYERS], streams)  # a duplicate deal's turn of the table (simcore/rng.py)
 
 
 @kernel(globals(), inline="always")
@@ -366,7 +367,7 @@ def deal_openings(seed, games, rules, hands_out):
     deck = np.empty(rules[R_DECK], dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
+        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
         deal_hands(streams, rules, deck, hands)
         for s in range(hands_out.shape[1]):
             hands_out[k, s] = hands[s]

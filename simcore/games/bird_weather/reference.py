@@ -31,7 +31,7 @@ from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
 from simcore.oracle import seat_deciders
-from simcore.rng import DEAL, PyStream, seat_play_streams
+from simcore.rng import PyStream, deal_stream, py_deal_and_rotation, rotate_list, seat_play_streams
 
 COUNTER_KEYS = ("reversals", "zero_wins", "zero_point_tricks", "facedowns_taken", "zero_scored_tricks")
 
@@ -459,7 +459,7 @@ def play_game(rules: Rules, seed: int, index: int, deciders: Sequence[Decider] |
 
     Without ``deciders`` every seat plays at random, each from its own PLAY stream.
     """
-    deal_rng = PyStream(seed, index, DEAL)
+    deal_rng, rotation = deal_stream(seed, index, rules.players), py_deal_and_rotation(index, rules.players)[1]
     if deciders is None:
         deciders = [RandomDecider(seat_play_streams(seed, index, rules.players))] * rules.players
     deciders = seat_deciders(deciders, rules.players)
@@ -467,7 +467,7 @@ def play_game(rules: Rules, seed: int, index: int, deciders: Sequence[Decider] |
     record = GameRecord(rules.players, [], [], [], [0] * rules.players, [], new_counters())
 
     for deal in range(rules.deals):
-        dealt = deal_hands(rules, deal_rng)
+        dealt = rotate_list(deal_hands(rules, deal_rng), rotation)  # a duplicate deal's turn (simcore/rng.py)
         hands = [list(hand) for hand in dealt]
         facedown: list[int | None] = [None] * rules.players
         if rules.facedown:

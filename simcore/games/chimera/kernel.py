@@ -32,7 +32,8 @@ from simcore.games.chimera.rules import (
 from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
-from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle, step_below
+from simcore.rng import (DEAL, N_STREAMS, PLAY, rotate_seats, scenario_streams, seed_game, seed_streams, shuffle,
+                         step_below)
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_play = strategy.choose_play
@@ -70,7 +71,9 @@ def deal(rules, streams, hands, work, info):
         for k in range(t):
             hand |= bit(work[W_DECK + t * s + k])
         hands[s] = hand
-        info[I_DEAL + s] = np.int64(hand)
+    rotate_seats(hands, n_players, streams)  # a duplicate deal's turn of the table (simcore/rng.py)
+    for s in range(n_players):
+        info[I_DEAL + s] = np.int64(hands[s])
     boxed = np.uint64(0)
     for i in range(n_players * t, d):
         boxed |= bit(work[W_DECK + i])
@@ -533,7 +536,7 @@ def deal_openings(seed, games, rules, hands_out):
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
     info = np.zeros(INFO_WIDTH, dtype=np.int64)
     for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
+        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
         deal(rules, streams, hands, work, info)
         for s in range(hands_out.shape[1]):
             hands_out[k, s] = hands[s]

@@ -49,7 +49,7 @@ from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
 from simcore.oracle import check_keys, seat_deciders
-from simcore.rng import DEAL, PyStream, seat_play_streams
+from simcore.rng import PyStream, deal_stream, py_deal_and_rotation, rotate_list, seat_play_streams
 
 PLAYERS = (3, 4)
 SUIT_NAMES = ("S", "C", "H", "D")
@@ -693,10 +693,11 @@ def box_grimoires(rules: Rules, deal: PyStream) -> tuple[list[int], list[int]]:
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
     None → the random strategy, every seat from its own PLAY stream."""
-    deal = PyStream(seed, index, DEAL)
+    deal = deal_stream(seed, index, rules.players)
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     hands, boxed_familiars = deal_familiars(rules, deal)
+    hands = rotate_list(hands, py_deal_and_rotation(index, rules.players)[1])  # a duplicate deal's turn
     in_play, boxed = box_grimoires(rules, deal)
     game = _Game(rules, seat_deciders(decider, rules.players), hands, boxed_familiars, boxed)
     for _ in range(rules.rounds):

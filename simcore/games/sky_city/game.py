@@ -19,6 +19,9 @@ _CHUNK = threading.local()  # .tallies: this thread's last chunk's trap tallies,
 class SkyCity(Game, rules=sc):
     strong_strategy = "expected-value"
     play_unit = "dice rolls"
+    duplicate_deals = False
+    duplicate_deals_refused = ("ALEA deals no hands: its chance is the dice, and the dice follow the roller "
+                               "(docs/rules/sky-city.md, \"Duplicate deals\")")
 
     def plays_in_log(self, setup, log: dict) -> int:
         """The dice rolled in one logged game (every die of every round's roll)."""

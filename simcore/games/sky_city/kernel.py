@@ -399,7 +399,7 @@ def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, s
     no_params = np.zeros((MAX_PLAYERS, 4), dtype=np.float64)
     script = np.empty((1, MAX_PLAYERS), dtype=np.int64)
     for i in range(first, last):
-        seed_streams(streams, seed, dice_index[i])
+        seed_streams(streams, seed, dice_index[i], n_players)
         table[T_ROUND] = 0
         table[T_FINAL] = 0
         table[T_TRAP] = trap

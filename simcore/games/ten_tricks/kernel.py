@@ -24,7 +24,7 @@ from simcore.games.ten_tricks.rules import (
 from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, below, scenario_streams, seed_game, seed_streams, shuffle
+from simcore.rng import DEAL, N_STREAMS, below, rotate_seats, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
@@ -91,6 +91,7 @@ def deal(hands, rules, streams, order, deal_script, work, table):
         for k in range(size):
             hand |= bit(order[s * size + k])
         hands[s] = hand
+    rotate_seats(hands, n_players, streams)  # a duplicate deal's turn of the table (simcore/rng.py)
     return removed
 
 
@@ -437,7 +438,7 @@ def deal_openings(seed, games, rules, hands_out):
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
     table = np.zeros(TABLE_WIDTH, dtype=np.int64)
     for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
+        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
         deal(hands, rules, streams, order, no_deals, work, table)
         for s in range(hands_out.shape[1]):
             hands_out[k, s] = hands[s]

@@ -48,7 +48,7 @@ from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
 from simcore.oracle import check_keys, require_whole, seat_deciders
-from simcore.rng import DEAL, PyStream, seat_play_streams
+from simcore.rng import PyStream, deal_stream, py_deal_and_rotation, rotate_list, seat_play_streams
 
 PLAYERS = (3, 4)
 COLOUR_NAMES = ("red", "green", "yellow", "blue")
@@ -602,13 +602,14 @@ def deal_round(rules: Rules, deal: PyStream) -> tuple[int, list[list[int]]]:
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
     None → the random strategy, every seat from its own PLAY stream."""
-    deal = PyStream(seed, index, DEAL)
+    deal, rotation = deal_stream(seed, index, rules.players), py_deal_and_rotation(index, rules.players)[1]
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     game = _Game(rules, seat_deciders(decider, rules.players), [0] * rules.players, 0)
     leader = 0                           # seat 0 leads round 0 (docs/rules/README.md, Common conventions)
     while True:
         removed, hands = deal_round(rules, deal)
+        hands = rotate_list(hands, rotation)  # a duplicate deal's turn of the table (simcore/rng.py)
         game.play_round(hands, removed, leader, deal.below)
         if game.over:
             return game.record()

@@ -26,7 +26,7 @@ from simcore.games.triatri.rules import (
 from simcore.registry import strategies_of
 from simcore.jit import kernel
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, PLAY, scenario_streams, seed_game, seed_streams, shuffle
+from simcore.rng import DEAL, N_STREAMS, PLAY, rotate_seats, scenario_streams, seed_game, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_bid = strategy.choose_bid
@@ -62,6 +62,7 @@ def deal(hands, rules, streams, order, deal_script, work):
         for k in range(HAND_SIZE):
             hand |= bit(order[s * HAND_SIZE + k])
         hands[s] = hand
+    rotate_seats(hands, n_players, streams)  # a duplicate deal's turn of the table (simcore/rng.py)
 
 
 @kernel(globals(), inline="always")
@@ -406,7 +407,7 @@ def deal_openings(seed, games, rules, hands_out):
     no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
     work = np.zeros(WORK_WIDTH, dtype=np.int64)
     for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
+        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
         deal(hands, rules, streams, order, no_deals, work)
         for s in range(hands_out.shape[1]):
             hands_out[k, s] = hands[s]

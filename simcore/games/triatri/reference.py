@@ -36,7 +36,7 @@ from typing import Protocol, Sequence
 
 from simcore.errors import BalanceError
 from simcore.oracle import check_keys, seat_deciders
-from simcore.rng import DEAL, PyStream, seat_play_streams
+from simcore.rng import PyStream, deal_stream, py_deal_and_rotation, rotate_list, seat_play_streams
 
 FIRE, WATER, WOOD = 0, 1, 2
 COLOUR_NAMES = ("fire", "water", "wood")
@@ -636,12 +636,12 @@ class _Game:
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> GameRecord:
     """Game ``index`` of a run with ``seed``.  ``decider``: one for every seat or one per seat;
     None → every seat plays at random, each from its own PLAY stream."""
-    deal_rng = PyStream(seed, index, DEAL)
+    deal_rng, rotation = deal_stream(seed, index, rules.players), py_deal_and_rotation(index, rules.players)[1]
     if decider is None:
         decider = RandomDecider(seat_play_streams(seed, index, rules.players))
     game = _Game(rules, [[0, 0, 0]] * rules.players, 0, seat_deciders(decider, rules.players))
-    while not game.over:
-        game.play_round(lambda attempt: deal_hands(rules, deal_rng))
+    while not game.over:  # a duplicate deal turns every deal of the game alike (simcore/rng.py)
+        game.play_round(lambda attempt: rotate_list(deal_hands(rules, deal_rng), rotation))
     return game.record()
 
 

@@ -36,7 +36,7 @@ from simcore.games.trick.rules import (
 )
 from simcore.jit import kernel
 from simcore.play import FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, below, seed_game, seed_seats, seed_streams, shuffle
+from simcore.rng import DEAL, N_STREAMS, below, rotate_seats, seed_game, seed_seats, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_pass = strategy.choose_pass
@@ -131,6 +131,7 @@ def deal_round(streams, rules, deck, hands, table):
         hands[s] = h
         hands[MAX_PLAYERS + s] = 0  # nothing put out of play yet (moves.py)
         table[T_HELD + s] = hand_size
+    rotate_seats(hands, n_players, streams)  # a duplicate deal's turn of the table (simcore/rng.py)
     rest = np.uint64(0)
     for i in range(n_players * hand_size, n_cards):
         rest |= bit(deck[i])
@@ -686,7 +687,7 @@ def play_scripted(dealt, dealer, trump_card, offset, rules, cards, masks, strate
     streams, seat_streams, table, hands, deck, work, round_rules = game_buffers(rules)
     rules_of_round(rules, 0, round_rules)  # the first round's
     seed_seats(seat_streams, keys, 0)
-    seed_streams(streams, seed, 0)  # a chance decision past the script draws from game 0's deal
+    seed_streams(streams, seed, 0, n_players)  # a chance decision past the script draws from game 0's deal
     totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
     table[T_ROUND] = 0
     table[T_DEALER] = dealer
@@ -738,7 +739,7 @@ def deal_openings(seed, games, rules, hands_out):
         if 1 <= size <= first[R_HAND]:
             first[R_HAND] = size
     for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k])
+        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
         if rules[R_RANDOM_DEALER] != 0:
             below(streams, DEAL, rules[R_PLAYERS])
         deal_round(streams, first, deck, hands, table)

@@ -14,7 +14,7 @@ import numpy as np
 
 from simcore.errors import BalanceError
 from simcore.games.trick.rules import SCORE_LIMIT
-from simcore.rng import DEAL, PyStream, seat_play_streams
+from simcore.rng import DEAL, PyStream, deal_stream, py_deal_and_rotation, rotate_list, seat_play_streams
 
 
 @dataclass(frozen=True)
@@ -728,7 +728,7 @@ def deal(rules: Rules, stream: PyStream) -> tuple[list[set[int]], int | None]:
 
 def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     """Game ``index`` of run ``seed``: random players (the seats' own streams) unless ``decider``."""
-    stream = PyStream(seed, index, DEAL)
+    stream, rotation = deal_stream(seed, index, rules.players), py_deal_and_rotation(index, rules.players)[1]
     decider = decider or RandomDecider(seat_play_streams(seed, index, rules.players))
     record = Record(rules.players)
     totals = [0] * rules.players
@@ -747,6 +747,7 @@ def play_game(rules: Rules, seed: int, index: int, decider=None) -> Record:
     for r in range(game_rules.rounds):
         rules = dealt_by_hook(game_rules.for_round(r), r, totals)
         hands, trump_card = deal(rules, stream)
+        hands = rotate_list(hands, rotation)  # a duplicate deal's turn of the table (simcore/rng.py)
         direction = "none"
         if rules.pass_cards:
             directions = rules.pass_directions
