@@ -433,6 +433,8 @@ def tier_blocks(rows: list[dict], players: str, tier_runs: dict, level: int) -> 
     for tier, (frame, meta) in tier_runs.items():
         if tier == players or tier.partition(":")[0] == "search":
             continue
+        if meta.get("design") == "duplicate":  # one turn of each deal: its games are independent deals
+            frame = frame.gather_every(meta["players"])
         table = card_strength(frame.lazy(), meta).collect()
         games = frame.height
         found = verdict(table, games, tier)

@@ -10,8 +10,9 @@ its interval:
 - **gaps**: one player of a tier among players of the tier below, once in each seat on the same
   deals (``analysis.ladder.play_rung``): its win share against the fair share 1/N.  A share far
   above 1/N means skill decides games; near 1/N, luck does.
-- **first-seat edge per tier**: every seat the same tier, seat 1's win share minus 1/N (Wilson
-  interval on seat 1's share).  Comparing tiers shows whether the rules or the players make
+- **first-seat edge per tier**: every seat the same tier, seat 1's win share minus 1/N (on
+  duplicate deals, the interval clustered by deal; ALEA's, a Wilson interval on seat 1's share).
+  Comparing tiers shows whether the rules or the players make
   the seat advantage.
 
 Search tiers are slow, so they play ``search_games``; the others ``games``.  Each figure states
@@ -39,10 +40,16 @@ stops at the first look that settles it, or at the first look after its seconds 
 looks are fixed by the cap and the tier alone and the clock only ends the run at a look, so the chance of a
 wrong call stays under 5% however long the tier plays; a slow tier (search) takes the time it
 needs and a fast one stops as soon as it settles.  The game count then depends on the machine's
-speed: the page says how many games each tier played, and they are games 0..N-1 of the seed,
-the rows any run of that seed plays (``balance simulate -n N`` reproduces them).  Every tier plays the same deals (game k's
-deal is drawn from game k's own stream, whoever plays), so the tiers are compared on common
-random numbers.  A search tier thinks at every decision, so its timed looks start sooner
+speed: the page says how many games each tier played, and they are the seed's first N games of
+its design (``balance simulate -n N`` reproduces them; duplicate deals ``simcore.run(..., games=N,
+duplicate=True)``).
+Every tier plays the same deals (game k's deal is drawn from game k's own stream, whoever plays),
+so the tiers are compared on common random numbers.
+
+**Duplicate deals** (analysis/duplicate.py): in every card game a tier plays each deal once per
+turn of the table, seat 1 holding every hand of the deal once, so the luck of the hands leaves
+its edge; each look comes at whole deals and the interval is clustered by deal, at the same
+1 - 0.05/K.  ALEA, whose dice cannot turn, plays independent games.  A search tier thinks at every decision, so its timed looks start sooner
 (``SEARCH_FIRST_LOOK`` games, divided by its cost: ``search:d=96`` 64), and the clock starts
 once its play loop is compiled: a first compile is not spent from its time.
 
@@ -146,25 +153,43 @@ def edge_interval(wins: float, games: int, players: int, confidence: float = SET
 
 
 def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, announce,
-              frames: dict | None = None, seconds: float | None = None, advance=None) -> dict:
+              frames: dict | None = None, seconds: float | None = None, advance=None,
+              duplicate: bool | None = None) -> dict:
     """One tier's first-seat edge, every seat ``name``, played until settled (``settle_looks``),
     or with ``seconds`` until settled or until the first look after that time (``budget`` is
     then a cap); either way it stops at a look from which it could no longer settle
     (``settle_chance`` under ``FUTILITY``).  ``frames`` (a dict) keeps the tier's games and
-    metadata under its name; ``advance(n)`` (a progress bar's) hears of the games at each look."""
+    metadata under its name; ``advance(n)`` (a progress bar's) hears of the games at each look.
+
+    ``duplicate`` (default: wherever the game's deal can turn, ``game.duplicate_deals``) plays
+    duplicate deals (analysis/duplicate.py): every look at whole deals, the interval clustered by
+    deal; otherwise games 0..N-1 and a Wilson interval."""
     import time
 
+    import polars as pl
+
+    from analysis import duplicate as dup
     from analysis.verdict import games_to_settle
     from simcore.driver import compile_here, run_games
 
     players = setup.players
+    duplicate = game.duplicate_deals if duplicate is None else duplicate
     limit = thresholds().seat_pp
     looks = settle_looks(budget, timed_first_look(game, name) if seconds is not None else None)
+    if duplicate:
+        looks = sorted({dup.whole_deals(look, players) for look in looks})
+        budget = looks[-1]
     confidence = look_confidence(looks)
     lineup = game.lineup([name] * players, players)
     compile_here(game, setup, lineup, seed, announce)  # a first compile is not the tier's time
     started = time.perf_counter()
-    stopped = {"by": "games"}
+    first = dup.start_of(game, duplicate)
+
+    def edge(shares: np.ndarray):
+        if duplicate:
+            return dup.seat_edge(shares, players, confidence)
+        wins = float(np.round(shares * SHARE_UNITS).sum()) / SHARE_UNITS
+        return edge_interval(wins, shares.size, players, confidence)
 
     def last_reachable(games: int) -> int:
         """The last look this tier can still reach: its cap, or with a time budget the first look
@@ -175,41 +200,41 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
         reach = games + games / max(spent, 1e-9) * max(seconds - spent, 0.0)
         return next((look for look in looks if look >= reach), looks[-1])
 
-    shown = [0]  # games the progress bar has heard of
-
-    def settled(wins: list[float], games: int) -> bool:
+    parts, meta, done, stopped = [], None, 0, "games"
+    for look in looks:  # each look's games: rows done..look-1 of the tier's run, as one run would play them
+        result = run_games(game, setup, lineup, variant, seed, look - done, threads=threads, progress=False,
+                           keep_frame=True, announce=announce, start=first + done)
+        meta = meta or result.meta
+        parts.append(result.frame)
         if advance is not None:
-            advance(games - shown[0])
-            shown[0] = games
-        value, interval = edge_interval(wins[0], games, players, confidence)
+            advance(look - done)
+        done = look
+        shares = np.concatenate([part["share_0"].to_numpy().astype(np.float64) for part in parts])
+        value, interval = edge(shares)
         if judge(value, interval, limit) != "unsettled":
-            stopped["by"] = "settled"
-            return True
+            stopped = "settled"
+            break
         if seconds is not None and time.perf_counter() - started >= seconds:
-            stopped["by"] = "time"
-            return True
-        if games < looks[-1] and settle_chance(value, interval, games, last_reachable(games), limit,
-                                                         confidence) < FUTILITY:
-            stopped["by"] = "futile"
-            return True
-        return False
-
-    result = run_games(game, setup, lineup, variant, seed, budget, threads=threads, progress=False,
-                       keep_frame=True, announce=announce, checkpoints=looks, stop=settled)
-    frame = result.frame
+            stopped = "time"
+            break
+        if look < looks[-1] and settle_chance(value, interval, look, last_reachable(look), limit,
+                                              confidence) < FUTILITY:
+            stopped = "futile"
+            break
+    frame = pl.concat(parts) if len(parts) > 1 else parts[0]
     played = frame.height
+    meta = {**meta, "games": played, "design": "duplicate" if duplicate else "independent"}
     if frames is not None:
-        frames[name] = (frame, result.meta)
-    wins = float(np.round(frame["share_0"].to_numpy() * SHARE_UNITS).sum()) / SHARE_UNITS
-    value, interval = edge_interval(wins, played, players, confidence)
+        frames[name] = (frame, meta)
     entry = {"tier": name, "games": played, "budget": budget, "edge_pp": value, "ci_pp": interval,
-             "confidence": confidence, "looks": looks, "settled": judge(value, interval, limit) != "unsettled"}
-    # why it stopped: settled, futile, time, or its whole budget played ("games")
-    reason = "settled" if entry["settled"] else "games" if stopped["by"] == "settled" else stopped["by"]
+             "confidence": confidence, "looks": looks, "settled": stopped == "settled",
+             "design": meta["design"]}
+    if duplicate:
+        entry["deals"] = played // players
     if not entry["settled"]:
         entry["games_to_settle"] = games_to_settle(value, interval, played, limit)
-    if seconds is not None or reason == "futile":
-        entry["stopped"] = reason
+    if seconds is not None or stopped == "futile":
+        entry["stopped"] = stopped
     if seconds is not None:
         entry.update(seconds_budget=seconds, seconds=round(time.perf_counter() - started, 1))
     return entry
@@ -253,8 +278,9 @@ def search_cost(game, tier: str) -> float:
 
 def convergence(edges: list[dict], frames: dict, players: int) -> dict | None:
     """Whether the first seat's edge has stopped moving with skill: the edge of the two strongest
-    tiers compared on their common games (the same deals: games 0..n-1 of the seed), the paired
-    difference of seat 1's win share with its 95% interval.  Converged when that interval lies
+    tiers compared on their common games (the same deals: the first n games of the seed's design),
+    the paired difference of seat 1's win share with its 95% interval (clustered by deal on
+    duplicate deals).  Converged when that interval lies
     wholly inside ±T (a stronger player moves the edge by less than the practical threshold),
     moving when it lies wholly beyond, unclear otherwise (more games at those tiers would tell)."""
     if len(edges) < 2:
@@ -266,8 +292,10 @@ def convergence(edges: list[dict], frames: dict, players: int) -> dict | None:
     a = frames[lower["tier"]][0]["share_0"].head(n).to_numpy().astype(np.float64)
     b = frames[upper["tier"]][0]["share_0"].head(n).to_numpy().astype(np.float64)
     difference = b - a
+    if lower.get("design") == "duplicate":  # whole deals, each deal one observation (clustered by deal)
+        difference = difference.reshape(-1, players).mean(axis=1)
     mean = float(difference.mean())
-    half = 1.959964 * float(difference.std(ddof=1)) / np.sqrt(n) if n > 1 else float("inf")
+    half = 1.959964 * float(difference.std(ddof=1)) / np.sqrt(difference.size) if difference.size > 1 else float("inf")
     ci = [100 * (mean - half), 100 * (mean + half)]
     limit = thresholds().seat_pp
     state = (CONVERGED if -limit < ci[0] and ci[1] < limit else
@@ -451,15 +479,22 @@ def _looks_said(profile: dict) -> str:
     futile = (f" A tier stops sooner, unsettled, at a look from which it had under a {FUTILITY:.0%} chance of "
               "settling by the last look it could still reach (if its estimate so far held); that never calls a "
               "tier settled, and its row says about how many games would settle it.")
+    duplicate = any(e.get("design") == "duplicate" for e in edges)
+    interval = "an interval clustered by deal" if duplicate else "a Wilson interval"
+    interval_99 = "a 99% interval clustered by deal" if duplicate else "a 99% Wilson interval"
+    design = (" The tiers play duplicate deals: each deal once per turn of the table, seat 1 holding every hand "
+              "of it once, so the luck of the hands leaves the edge (its looks come at whole deals)."
+              if duplicate else "")
     if not timed:
-        return ("it is judged at 1/16, 1/8, 1/4, 1/2 and all of the budget, each time with a 99% Wilson interval "
+        return (f"it is judged at 1/16, 1/8, 1/4, 1/2 and all of the budget, each time with {interval_99} "
                 "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under "
-                "5%." + futile)
+                "5%." + futile + design)
     first = sorted({e["looks"][0] for e in timed})
     return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at its first look ("
             + " or ".join(f"{n:,}" for n in first) + " games: a search tier, which thinks at every decision, "
-            "looks sooner) and every doubling up to its cap, each time with a Wilson interval at 1 - 0.05/K for "
+            f"looks sooner) and every doubling up to its cap, each time with {interval} at 1 - 0.05/K for "
             f"its K looks ({_level(edges)}, Bonferroni), and stops at the first look that settles it or the first "
             "after its time is spent, so stopping early or for time keeps the chance of a wrong call under 5%."
-            + futile + " The game counts depend on this machine's speed; a tier's N games are games 0 to N-1 "
-            "of the seed, the rows any run of that seed plays.")
+            + futile + design + " The game counts depend on this machine's speed; a tier's N games are the seed's "
+            "first N" + (" games of duplicate deals (simcore.run(..., duplicate=True) plays them)" if duplicate
+                         else ", the rows any run of that seed plays") + ".")

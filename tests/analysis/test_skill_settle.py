@@ -85,11 +85,13 @@ def test_a_time_budget_looks_at_every_doubling_up_to_its_cap():
 def test_a_tier_whose_time_is_spent_stops_at_the_next_look_and_says_so():
     """BIRD & WEATHER among random players, 4 players, seed 1: at 2,000 games its first-seat edge
     still straddles -2 pp.  With no time left the tier stops at that first look, unsettled, and
-    says time ended it; its games are the first 2,000 of the seed (the rows of a plain run)."""
+    says time ended it; its games are the first 2,000 of the seed (the rows of a plain run), on
+    independent deals as asked."""
     game = get_game("bird-weather")
     setup = game.setup(4, game.variant())
     frames = {}
-    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 64_000, None, False, frames, seconds=1e-9)
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 64_000, None, False, frames, seconds=1e-9,
+                           duplicate=False)
     looks = skill.settle_looks(64_000, first=2_000)
     assert edge["games"] == 2_000 and not edge["settled"] and edge["stopped"] == "time"
     assert edge["looks"] == looks and edge["confidence"] == pytest.approx(1 - 0.05 / len(looks))
@@ -205,7 +207,7 @@ def test_a_tier_its_budget_cannot_settle_stops_at_once_and_says_how_many_games_w
     game = get_game("bird-weather")
     setup = game.setup(4, game.variant())
     frames = {}
-    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 400, None, False, frames)
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 400, None, False, frames, duplicate=False)
     assert edge["games"] == 100 and not edge["settled"] and edge["stopped"] == "futile"
     assert edge["games_to_settle"] > 400
     assert skill._settled(edge).startswith("no: stopped, its budget could not settle it; about ")
@@ -268,3 +270,51 @@ def test_a_timed_gap_stops_at_the_first_block_that_settles_it():
     assert cautious["confidence"] == pytest.approx(1 - 0.05 / 5) and cautious["ci"][0] > 0.25
     header = skill.tables(profile)[0].headers[3]
     assert header == "win share % [99% CI]", header
+
+
+def test_a_card_game_tier_plays_duplicate_deals_judged_by_deal():
+    """BIRD & WEATHER among random players, 3 players, by default: the tier plays duplicate deals
+    (each deal once per turn of the table), every look at whole deals, its games the rows of a run
+    from DUPLICATE, and its interval the one clustered by deal (analysis/duplicate.py)."""
+    from analysis.duplicate import DUPLICATE, seat_edge
+
+    game = get_game("bird-weather")
+    setup = game.setup(3, game.variant())
+    frames = {}
+    edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 1_000, None, False, frames)
+    assert edge["design"] == "duplicate" and all(look % 3 == 0 for look in edge["looks"])
+    assert edge["looks"] == [63, 126, 252, 501, 1_002] and edge["games"] in edge["looks"]
+    assert edge["deals"] * 3 == edge["games"] and frames["random"][1]["design"] == "duplicate"
+    plain = run_games(game, setup, game.lineup("random", 3), game.variant(), 1, edge["games"], progress=False,
+                      keep_frame=True, start=DUPLICATE).frame
+    assert frames["random"][0].equals(plain)
+    value, interval = seat_edge(plain["share_0"].to_numpy(), 3, edge["confidence"])
+    assert edge["edge_pp"] == pytest.approx(value) and edge["ci_pp"] == pytest.approx(interval)
+    alea = get_game("sky-city")  # its dice cannot turn: independent games, as before
+    assert skill.tier_edge(alea, alea.setup(4, alea.variant()), alea.variant(), "random", 1, 400, None,
+                           False)["design"] == "independent"
+
+
+def test_the_interval_clustered_by_deal_covers_a_known_edge():
+    """Simulated duplicate deals where the hands decide most games (the luck the design cancels)
+    and seat 1 has a known edge: with chance q it wins whatever it holds, so its share is exactly
+    q + (1 - q) / N.  The 95% interval clustered by deal covers that share in about 95% of runs,
+    and is narrower than the interval the same games would give on independent deals."""
+    from analysis.duplicate import seat_edge
+
+    players, deals, q, runs = 4, 400, 0.02, 600
+    rng = np.random.default_rng(2026)
+    truth = 100 * (q + (1 - q) / players - 1 / players)
+    covered, ratio = 0, []
+    for _ in range(runs):
+        strength = rng.exponential(size=(deals, players)) ** 3  # hand j's strength in each deal
+        shares = np.zeros(deals * players)
+        for r in range(players):
+            held = strength[:, (0 - r) % players]  # seat 1 holds hand -r at turn r
+            luck = rng.random(deals) < held / strength.sum(axis=1)
+            shares[r::players] = np.where(rng.random(deals) < q, 1.0, luck)
+        value, (low, high) = seat_edge(shares, players)
+        covered += low <= truth <= high
+        ratio.append((high - low) / (2 * 1.959964 * 100 * shares.std(ddof=1) / np.sqrt(shares.size)))
+    assert 0.92 <= covered / runs <= 0.98, covered / runs
+    assert np.mean(ratio) < 0.8  # the hands' luck is gone from the interval

@@ -1,0 +1,75 @@
+"""Duplicate deals: every deal played once per turn of the table, so that the luck of the hands
+cancels out of a seat's edge (simcore/rng.py, "Duplicate deals").
+
+Games ``DUPLICATE + k`` of a seed are deal ``k // N`` turned ``k % N`` seats: over a deal's N
+games seat 1 holds every hand once, from its own seat.  A figure on them is a mean over deals,
+each deal's N games one observation, so its interval is clustered by deal (the deals are
+independent; the games of one deal are not): ``analysis.tournament.clustered_rate``.
+
+Whether the design pays is measured, not assumed (``games_ratio``): the games the duplicate
+design needs for the interval width that N independent games give, as a fraction of N.  Every
+row of a duplicate run is, on its own, an ordinary game (a random deal, seat 1 holding one of
+its hands), so one run gives both widths.  docs/duplicate-deals.md has the figures per game and
+tier, and where the tools use the design.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from analysis import stats
+from analysis.summary import SHARE_UNITS
+from simcore.registry import DUPLICATE
+
+__all__ = ["DUPLICATE", "deal_sums", "games_ratio", "seat_edge", "start_of", "whole_deals"]
+
+
+def start_of(game, duplicate: bool) -> int:
+    """The first game index a run of ``game`` plays: DUPLICATE for duplicate deals (refused by
+    the driver, in one line, for a game whose chance cannot turn), else 0."""
+    return DUPLICATE if duplicate else 0
+
+
+def whole_deals(games: int, players: int) -> int:
+    """``games`` rounded up to whole deals (a multiple of ``players``)."""
+    return -(-games // players) * players
+
+
+def deal_sums(shares: np.ndarray, players: int) -> np.ndarray:
+    """float64[deals]: one seat's win shares summed over each deal's ``players`` turns (rows in
+    game order from a deal's first turn; a k-way tie counts exactly 1/k)."""
+    exact = np.round(np.asarray(shares, dtype=np.float64) * SHARE_UNITS) / SHARE_UNITS
+    deals = exact.size // players
+    return exact[:deals * players].reshape(deals, players).sum(axis=1)
+
+
+def seat_edge(shares: np.ndarray, players: int, confidence: float = stats.DEFAULT_CONFIDENCE):
+    """A seat's edge over 1/N in pp and its interval clustered by deal at ``confidence``, from its
+    shares in whole duplicate deals."""
+    from analysis.tournament import clustered_rate
+
+    fair = 1.0 / players
+    rate = clustered_rate(deal_sums(shares, players), players, fair, confidence)
+    low, high = rate["ci"]
+    return 100 * (rate["rate"] - fair), [100 * (low - fair), 100 * (high - fair)]
+
+
+def games_ratio(shares: np.ndarray, players: int) -> dict:
+    """How many games the duplicate design needs for the width of N independent games' interval,
+    as a fraction of N (below 1: it pays), with a 95% bootstrap interval over deals.  ``shares``:
+    one seat's win shares in whole duplicate deals."""
+    sums = deal_sums(shares, players)
+    exact = np.round(np.asarray(shares, dtype=np.float64)[:sums.size * players] * SHARE_UNITS) / SHARE_UNITS
+    per_game = exact.reshape(sums.size, players)
+
+    def ratio(rows: np.ndarray) -> float:
+        # the variance of a deal's mean, against one game's: N games of independent deals give
+        # var(game) / N, the same N games as N / players deals give players * var(deal mean) / N
+        spread = rows.var(ddof=1)
+        return float(players * rows.mean(axis=1).var(ddof=1) / spread) if spread > 0 else float("nan")
+
+    value = ratio(per_game)
+    rng = np.random.default_rng(0)
+    draws = [ratio(per_game[rng.integers(0, sums.size, sums.size)]) for _ in range(400)]
+    low, high = np.nanpercentile(draws, [2.5, 97.5])
+    return {"ratio": value, "ci": [float(low), float(high)], "deals": int(sums.size),
+            "games": int(sums.size * players)}
