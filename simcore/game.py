@@ -17,7 +17,7 @@ import numpy as np
 
 from simcore.errors import BalanceError
 from simcore.lineup import Lineup, make_lineup
-from simcore.registry import GAMES, MAX_SEED, check_seed
+from simcore.registry import DUPLICATE, GAMES, MAX_SEED, check_seed
 from simcore.variants import Variant, load_variant, parse_variant
 
 
@@ -421,8 +421,12 @@ class Game:
                            "so bench --search cannot measure its search")
 
     def replay(self, setup, lineup: Lineup, seed: int, index: int) -> dict:
-        """Game ``index`` of run ``seed``, logged exactly as the run played it."""
+        """Game ``index`` of run ``seed``, logged exactly as the run played it (an index from
+        DUPLICATE on: that duplicate deal's turn, simcore/rng.py)."""
         self.check_lineup(setup, lineup)
+        if index >= DUPLICATE and not self.duplicate_deals:
+            raise BalanceError(f"{self.name} cannot play duplicate deals (game {index} is one): "
+                               f"{self.duplicate_deals_refused}")
         if lineup.plugins:  # a plug-in that writes to the game's state is refused (simcore/plugins/writes.py)
             from simcore.plugins.writes import check_writes
 

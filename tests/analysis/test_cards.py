@@ -20,10 +20,10 @@ from conftest import balance
 from simcore.driver import run_games
 from simcore.errors import BalanceError
 from simcore.registry import get_game
-from simcore.rng import DEAL, PyStream
+from simcore.rng import deal_stream, py_deal_and_rotation, rotate_list
 
 SEED = 20240611
-INDICES = [0, 1, 2, 977, 123_456_789, 2**62 + 5]
+INDICES = [0, 1, 2, 977, 123_456_789, 2**62 + 5]  # the last a duplicate deal's (turned)
 
 
 def setup_of(name: str, players: int, settings: dict | None = None):
@@ -51,8 +51,13 @@ def first_hands(name: str, log: dict) -> list[list]:
 
 
 def reference_hands(name: str, game, setup, index: int) -> list[list[str]]:
-    """The reference engine's first deal of game ``index`` (its own code and PyStream)."""
-    deal = PyStream(SEED, index, DEAL)
+    """The reference engine's first deal of game ``index`` (its own code and PyStream), turned as a
+    duplicate index turns it (``INDICES`` holds one: simcore/rng.py)."""
+    deal, turn = deal_stream(SEED, index, setup.players), py_deal_and_rotation(index, setup.players)[1]
+    return rotate_list(_dealt(name, game, setup, deal), turn)
+
+
+def _dealt(name: str, game, setup, deal) -> list[list[str]]:
     if name == "bird-weather":
         from simcore.games.bird_weather import reference as ref
 

@@ -473,6 +473,7 @@ def test_plugin_that_does_not_compile_names_the_file_and_reason(tmp_path):
 
 @pytest.mark.parametrize("args,fragment", [
     (("replay", "bird-weather", "--index", 2**63), "--index must be a whole number"),
+    (("replay", "sky-city", "--index", 2**62 + 3), "sky-city cannot play duplicate deals (game 4611686018427387907"),
     (("replay", "bird-weather", "--seed", -1), "--seed must be a whole number"),
     (("simulate", "bird-weather", "--games", 10, "--seed", 2**64), "--seed must be a whole number"),
     (("bench", "bird-weather", "--games", 100, "--reference-games", 0), "--reference-games must be at least 1"),
