@@ -20,7 +20,13 @@ from analysis import stats
 from analysis.summary import SHARE_UNITS
 from simcore.registry import DUPLICATE
 
-__all__ = ["DUPLICATE", "deal_sums", "games_ratio", "seat_edge", "start_of", "whole_deals"]
+__all__ = ["DUPLICATE", "MIN_DEALS", "deal_sums", "games_ratio", "seat_edge", "start_of", "whole_deals"]
+
+MIN_DEALS = 100
+"""The fewest deals a clustered interval is judged on: its normal approximation needs deals, not
+games.  Simulated (a known edge, hands deciding most games): at 13 deals the 95% interval covered
+91% of runs, at 64 deals of 5 players 93%, at 100 deals 95.5% (and 99.7% at the 99.4% level of an
+eight-look tier); tests/analysis/test_skill_settle.py keeps the last."""
 
 
 def start_of(game, duplicate: bool) -> int:

@@ -162,8 +162,8 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
     metadata under its name; ``advance(n)`` (a progress bar's) hears of the games at each look.
 
     ``duplicate`` (default: wherever the game's deal can turn, ``game.duplicate_deals``) plays
-    duplicate deals (analysis/duplicate.py): every look at whole deals, the interval clustered by
-    deal; otherwise games 0..N-1 and a Wilson interval."""
+    duplicate deals (analysis/duplicate.py): every look at whole deals and at least ``MIN_DEALS``
+    of them, the interval clustered by deal; otherwise games 0..N-1 and a Wilson interval."""
     import time
 
     import polars as pl
@@ -177,7 +177,7 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
     limit = thresholds().seat_pp
     looks = settle_looks(budget, timed_first_look(game, name) if seconds is not None else None)
     if duplicate:
-        looks = sorted({dup.whole_deals(look, players) for look in looks})
+        looks = sorted({dup.whole_deals(max(look, dup.MIN_DEALS * players), players) for look in looks})
         budget = looks[-1]
     confidence = look_confidence(looks)
     lineup = game.lineup([name] * players, players)

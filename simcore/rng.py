@@ -131,6 +131,11 @@ def seed_seats(seat_streams, keys, index):
     seats = seat_streams.shape[0]
     deal, rotation = deal_and_rotation(index, seats)
     step = np.uint64(deal) * GOLDEN
+    if rotation == 0:  # every ordinary game: the loop as it was before duplicate deals
+        for s in range(seats):
+            seat_streams[s, DEAL] = 0
+            seat_streams[s, PLAY] = mix64(keys[s] + step)
+        return
     holder = seats - rotation  # whose hand seat 0 holds, less a turn of the table (no division a seat)
     for s in range(seats):
         if holder == seats:

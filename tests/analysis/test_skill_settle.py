@@ -5,7 +5,7 @@ games whatever the threads, and the stopping rule keeps its error rate under 5%.
 import numpy as np
 import pytest
 
-from analysis import skill
+from analysis import skill, stats
 from analysis.verdict import judge, thresholds
 from simcore.driver import run_games
 from simcore.registry import get_game
@@ -283,7 +283,7 @@ def test_a_card_game_tier_plays_duplicate_deals_judged_by_deal():
     frames = {}
     edge = skill.tier_edge(game, setup, game.variant(), "random", 1, 1_000, None, False, frames)
     assert edge["design"] == "duplicate" and all(look % 3 == 0 for look in edge["looks"])
-    assert edge["looks"] == [63, 126, 252, 501, 1_002] and edge["games"] in edge["looks"]
+    assert edge["looks"] == [300, 501, 1_002] and edge["games"] in edge["looks"]  # MIN_DEALS: 100 deals first
     assert edge["deals"] * 3 == edge["games"] and frames["random"][1]["design"] == "duplicate"
     plain = run_games(game, setup, game.lineup("random", 3), game.variant(), 1, edge["games"], progress=False,
                       keep_frame=True, start=DUPLICATE).frame
@@ -295,14 +295,17 @@ def test_a_card_game_tier_plays_duplicate_deals_judged_by_deal():
                            False)["design"] == "independent"
 
 
-def test_the_interval_clustered_by_deal_covers_a_known_edge():
+@pytest.mark.parametrize("players,deals,confidence,lowest", [(4, 400, 0.95, 0.92), (5, 100, 1 - 0.05 / 8, 0.975)])
+def test_the_interval_clustered_by_deal_covers_a_known_edge(players, deals, confidence, lowest):
     """Simulated duplicate deals where the hands decide most games (the luck the design cancels)
     and seat 1 has a known edge: with chance q it wins whatever it holds, so its share is exactly
-    q + (1 - q) / N.  The 95% interval clustered by deal covers that share in about 95% of runs,
-    and is narrower than the interval the same games would give on independent deals."""
-    from analysis.duplicate import seat_edge
+    q + (1 - q) / N.  The interval clustered by deal covers that share at its level (95%; and the
+    99.4% of an eight-look tier at the fewest deals a tier judges, MIN_DEALS, at 5 players), and is
+    narrower than the interval the same games would give on independent deals."""
+    from analysis.duplicate import MIN_DEALS, seat_edge
 
-    players, deals, q, runs = 4, 400, 0.02, 600
+    assert deals >= MIN_DEALS
+    q, runs = 0.02, 600
     rng = np.random.default_rng(2026)
     truth = 100 * (q + (1 - q) / players - 1 / players)
     covered, ratio = 0, []
@@ -313,8 +316,8 @@ def test_the_interval_clustered_by_deal_covers_a_known_edge():
             held = strength[:, (0 - r) % players]  # seat 1 holds hand -r at turn r
             luck = rng.random(deals) < held / strength.sum(axis=1)
             shares[r::players] = np.where(rng.random(deals) < q, 1.0, luck)
-        value, (low, high) = seat_edge(shares, players)
+        value, (low, high) = seat_edge(shares, players, confidence)
         covered += low <= truth <= high
-        ratio.append((high - low) / (2 * 1.959964 * 100 * shares.std(ddof=1) / np.sqrt(shares.size)))
-    assert 0.92 <= covered / runs <= 0.98, covered / runs
+        ratio.append((high - low) / (2 * stats.z_for(confidence) * 100 * shares.std(ddof=1) / np.sqrt(shares.size)))
+    assert lowest <= covered / runs <= (0.98 if confidence == 0.95 else 1.0), covered / runs  # not wider either
     assert np.mean(ratio) < 0.8  # the hands' luck is gone from the interval
