@@ -277,24 +277,27 @@ def test_skill_profile_gaps_and_first_seat_edges(bird_weather):
     assert (search["hero"], search["field"], search["games"]) == ("search", "heuristic", 400)
     assert heuristic["ci"][0] > 0.35 and search["ci"][0] > 0.27, profile["gaps"]
     edges = {e["tier"]: e for e in profile["first_seat_edge"]}
-    # none settles on these budgets (99% intervals over five looks are wide); the random tier (near
-    # 0 pp, whose last look would be too wide to fit inside +-2 pp) and the larger search stop at a
-    # look from which their budget could no longer settle them, the others play the whole budget
-    assert [edges[t]["games"] for t in profile["tiers"]] == [1_000, 2_000, 400, 50]
-    assert [edges[t]["budget"] for t in profile["tiers"]] == [2_000, 2_000, 400, 100]
-    assert [edges[t].get("stopped") for t in profile["tiers"]] == ["futile", None, None, "futile"]
-    assert edges["search"]["looks"] == [25, 50, 100, 200, 400]
+    # none settles on these budgets; every tier plays duplicate deals, judged on at least 100 deals
+    # (400 games: analysis.duplicate.MIN_DEALS), so the small budgets rise to that and their looks
+    # merge (the search tiers look once, at 95%); the random tier (near 0 pp) stops at a look from
+    # which its budget could no longer settle it, the others play the whole budget
+    assert [edges[t]["games"] for t in profile["tiers"]] == [500, 2_000, 400, 400]
+    assert [edges[t]["budget"] for t in profile["tiers"]] == [2_000, 2_000, 400, 400]
+    assert [edges[t].get("stopped") for t in profile["tiers"]] == ["futile", None, None, None]
+    assert edges["search"]["looks"] == [400] and edges["random"]["looks"] == [400, 500, 1_000, 2_000]
     for e in edges.values():
         low, high = e["ci_pp"]
-        assert e["confidence"] == 0.99 and not e["settled"] and e["games_to_settle"] > e["games"]
-        assert low < e["edge_pp"] < high and high - low < (12 if e["games"] >= 400 else 34)  # 99%: 11.2 pp at 400
-    # the all-random edge is the same figure `simulate` reports for the same games
+        assert e["design"] == "duplicate" and e["deals"] * 4 == e["games"]
+        assert e["confidence"] == (0.95 if len(e["looks"]) == 1 else 1 - 0.05 / 4)
+        assert not e["settled"] and e["games_to_settle"] > e["games"]
+        assert low < e["edge_pp"] < high and high - low < (12 if e["games"] >= 400 else 34)
+    # the all-random edge is seat 1's share in the same games (its duplicate deals' rows)
     import simcore
 
-    run = simcore.run("bird-weather", players=4, games=edges["random"]["games"], seed=2)
+    run = simcore.run("bird-weather", players=4, games=edges["random"]["games"], seed=2, duplicate=True)
     assert edges["random"]["edge_pp"] == pytest.approx(100 * (float(run.frame["share_0"].mean()) - 0.25))
     assert len(profile["verdict"]) == 3 and profile["verdict"][0].startswith("Skill matters")
-    # 50 common deals cannot tell a 2 pp change between the two searches
+    # 100 common deals (400 games) cannot tell a 2 pp change between the two searches
     converged = profile["convergence"]
-    assert converged["tiers"] == ["search", "search:d=96"] and converged["games"] == 50
+    assert converged["tiers"] == ["search", "search:d=96"] and converged["games"] == 400
     assert converged["state"] == "unclear" and "not yet known" in profile["verdict"][2]

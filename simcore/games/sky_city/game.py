@@ -21,7 +21,7 @@ class SkyCity(Game, rules=sc):
     play_unit = "dice rolls"
     duplicate_deals = False
     duplicate_deals_refused = ("ALEA deals no hands: its chance is the dice, and the dice follow the roller "
-                               "(docs/rules/sky-city.md, \"Duplicate deals\")")
+                               "(docs/rules/sky-city-of-alea.md, \"Duplicate deals\")")
 
     def plays_in_log(self, setup, log: dict) -> int:
         """The dice rolled in one logged game (every die of every round's roll)."""
