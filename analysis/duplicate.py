@@ -20,7 +20,7 @@ from analysis import stats
 from analysis.summary import SHARE_UNITS
 from simcore.registry import DUPLICATE
 
-__all__ = ["DUPLICATE", "MIN_DEALS", "deal_sums", "games_ratio", "seat_edge", "start_of", "whole_deals"]
+__all__ = ["DUPLICATE", "MIN_DEALS", "deal_sums", "per_deal", "games_ratio", "seat_edge", "start_of", "whole_deals"]
 
 MIN_DEALS = 100
 """The fewest deals a clustered interval is judged on: its normal approximation needs deals, not
@@ -40,12 +40,17 @@ def whole_deals(games: int, players: int) -> int:
     return -(-games // players) * players
 
 
-def deal_sums(shares: np.ndarray, players: int) -> np.ndarray:
-    """float64[deals]: one seat's win shares summed over each deal's ``players`` turns (rows in
-    game order from a deal's first turn; a k-way tie counts exactly 1/k)."""
+def per_deal(shares: np.ndarray, players: int) -> np.ndarray:
+    """float64[deals, players]: one seat's win shares, a row per whole deal (rows in game order from
+    a deal's first turn; a k-way tie counts exactly 1/k, as the summary counts it)."""
     exact = np.round(np.asarray(shares, dtype=np.float64) * SHARE_UNITS) / SHARE_UNITS
     deals = exact.size // players
-    return exact[:deals * players].reshape(deals, players).sum(axis=1)
+    return exact[:deals * players].reshape(deals, players)
+
+
+def deal_sums(shares: np.ndarray, players: int) -> np.ndarray:
+    """float64[deals]: one seat's win shares summed over each deal's ``players`` turns."""
+    return per_deal(shares, players).sum(axis=1)
 
 
 def seat_edge(shares: np.ndarray, players: int, confidence: float = stats.DEFAULT_CONFIDENCE):
@@ -63,9 +68,8 @@ def games_ratio(shares: np.ndarray, players: int) -> dict:
     """How many games the duplicate design needs for the width of N independent games' interval,
     as a fraction of N (below 1: it pays), with a 95% bootstrap interval over deals.  ``shares``:
     one seat's win shares in whole duplicate deals."""
-    sums = deal_sums(shares, players)
-    exact = np.round(np.asarray(shares, dtype=np.float64)[:sums.size * players] * SHARE_UNITS) / SHARE_UNITS
-    per_game = exact.reshape(sums.size, players)
+    per_game = per_deal(shares, players)
+    deals = per_game.shape[0]
 
     def ratio(rows: np.ndarray) -> float:
         # the variance of a deal's mean, against one game's: N games of independent deals give
@@ -75,7 +79,6 @@ def games_ratio(shares: np.ndarray, players: int) -> dict:
 
     value = ratio(per_game)
     rng = np.random.default_rng(0)
-    draws = [ratio(per_game[rng.integers(0, sums.size, sums.size)]) for _ in range(400)]
+    draws = [ratio(per_game[rng.integers(0, deals, deals)]) for _ in range(400)]
     low, high = np.nanpercentile(draws, [2.5, 97.5])
-    return {"ratio": value, "ci": [float(low), float(high)], "deals": int(sums.size),
-            "games": int(sums.size * players)}
+    return {"ratio": value, "ci": [float(low), float(high)], "deals": deals, "games": deals * players}

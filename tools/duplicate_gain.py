@@ -92,8 +92,7 @@ def paired(args) -> None:
     """The rung or what-if measurement of the module docstring, printed."""
     import numpy as np
 
-    from analysis.duplicate import DUPLICATE
-    from analysis.summary import SHARE_UNITS
+    from analysis.duplicate import DUPLICATE, per_deal
     from simcore.driver import run_games
     from simcore.registry import get_game
 
@@ -104,7 +103,7 @@ def paired(args) -> None:
         setup = game.setup(players, variant)
         frame = run_games(game, setup, game.lineup(names, players), variant, args.seed, n, progress=False,
                           start=start).frame
-        return np.round(frame[f"share_{seat}"].to_numpy().astype(np.float64) * SHARE_UNITS) / SHARE_UNITS
+        return per_deal(frame[f"share_{seat}"].to_numpy(), 1).ravel()  # exact shares, game by game
 
     if args.rung:
         hero, field = args.rung.split(":")
