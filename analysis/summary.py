@@ -559,7 +559,13 @@ def summary_plan(frame: pl.LazyFrame | pl.DataFrame, meta: dict) -> dict[str, tu
 
 
 def summarize(frame: pl.LazyFrame, meta: dict, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
-    """``summary_of_totals`` of a run's rows: its totals (``summary_plan``) collected in one scan."""
+    """``summary_of_totals`` of a run's rows: its totals (``summary_plan``) collected in one scan.
+    Duplicate deals are refused: a summary's intervals take each game as independent, and a
+    deal's turns are not (analysis/duplicate.py judges them by deal)."""
+    if meta.get("design") == "duplicate":
+        raise BalanceError("these rows are duplicate deals (each deal once per turn of the table): a summary's "
+                           "per-game intervals do not apply; judge them by deal (analysis.duplicate.seat_edge, "
+                           "balance whatif)")
     try:
         totals = collect_totals(summary_plan(frame, meta))
     except pl.exceptions.PolarsError as exc:

@@ -21,8 +21,8 @@ from pathlib import Path
 from analysis import stats
 from analysis.summary import fixed_width, fmt_settings, games_phrase
 from analysis.whatif import (DEFAULT_GAMES, PERCENT_KINDS, WHATIF_HEADERS, adjust, common_fields, compare, describe,
-                             estimate, fmt_value, headline_figures, moments, prepare_runs, simulated, variant_table,
-                             where_from)
+                             design_for, design_note, estimate, fmt_value, headline_figures, moments, prepare_runs,
+                             runs_games, simulated, variant_table, where_from)
 from simcore.errors import BalanceError
 
 MAX_POINTS = 41  # a sweep is for a curve, not a grid search: 41 points already take 41 runs
@@ -92,9 +92,11 @@ def parse_range(spec: str, game) -> tuple[str, list]:
 
 def sweep(game_name: str, spec: str, players: int = 4, games: int = DEFAULT_GAMES, seed: int = 1,
           strategies_spec: str | None = None, base_path: Path | None = None, threads: int | None = None,
-          progress: bool = True, out: Path | None = None, confidence: float = stats.DEFAULT_CONFIDENCE) -> dict:
-    """Run every point of ``spec`` on games 0..games-1 of ``seed``; the JSON-ready document
-    (``docs/whatif.md``).  Every point's rules are checked before the first game is played."""
+          progress: bool = True, out: Path | None = None, confidence: float = stats.DEFAULT_CONFIDENCE,
+          design: str | None = None) -> dict:
+    """Run every point of ``spec`` on the same games of ``seed`` (duplicate deals by default where
+    the game allows: ``analysis.whatif.design_for``); the JSON-ready document (``docs/whatif.md``).
+    Every point's rules are checked before the first game is played."""
     from simcore.registry import get_game
 
     game = get_game(game_name)
@@ -111,7 +113,9 @@ def sweep(game_name: str, spec: str, players: int = 4, games: int = DEFAULT_GAME
         name = f"{key} = {value}" if base_path is None else f"{base.name}, {key} = {value}"
         variants.append(replace(variant, name=name))
     lineup = prepare_runs(game, players, strategies_spec, games, seed, threads, out)
-    with simulated(game, players, variants, lineup, seed, games, threads, progress) as (paths, metas, columns):
+    design = design_for(game, players, games, design)
+    games = runs_games(games, players, design)
+    with simulated(game, players, variants, lineup, seed, games, threads, progress, design) as (paths, metas, columns):
         figures = [f for f in headline_figures(metas, columns) if f.kind in SWEPT_KINDS]
         points = []
         for value, variant, path, meta in zip(values, variants, paths, metas):
@@ -185,8 +189,9 @@ def _header(document: dict) -> list[str]:
     on = "the published rules" if base["source"] is None else f"{base['name']} ({where_from(base)}; changes: " \
                                                               f"{fmt_settings(base['settings'])})"
     return [f"{document['title']} ({document['game']}): {document['players']} players, "
-            f"{games_phrase(document['games'])} per point, seed {document['seed']}, "
-            f"strategies {', '.join(document['strategies'])}",
+            f"{games_phrase(document['games'])} per point"
+            + (" (duplicate deals)" if document.get("design") == "duplicate" else "")
+            + f", seed {document['seed']}, strategies {', '.join(document['strategies'])}",
             f"sweep of {document['key']} = {', '.join(map(str, document['values']))} on {on}"]
 
 
@@ -206,7 +211,7 @@ def range_headers(document: dict) -> list[str]:
 
 def range_notes(document: dict) -> list[str]:
     change = document["range_change"]
-    return [f"Change from {document['key']} = {change['from']} to {change['to']}: paired per-game differences of the "
+    return [design_note(document), f"Change from {document['key']} = {change['from']} to {change['to']}: paired per-game differences of the "
             f"same {games_phrase(document['games'])}; 95% normal intervals, two-sided z-test; q: Benjamini–Hochberg "
             f"over the {change['tests']} figures tested. CRN gain: how many times more independent games the same "
             "precision would take."]
@@ -223,7 +228,8 @@ def format_text(document: dict) -> str:
         out += ["", f"{figure['label']}, {figure['unit']} [95% CI]:"]
         out += fixed_width([document["key"], "value [95% CI]"], point_rows(document, [figure]))
     out += ["", f"from {document['key']} = {document['range_change']['from']} to "
-                f"{document['range_change']['to']}, paired by game index:"]
+                f"{document['range_change']['to']}, paired by game index"
+                + (" and clustered by deal:" if document.get("design") == "duplicate" else ":")]
     out += fixed_width(range_headers(document), variant_table(document["range_change"]["figures"]))
     out += [""] + range_notes(document)
     return "\n".join(out) + "\n"
@@ -308,8 +314,11 @@ def report_blocks(document: dict) -> list:
                                              f"version: {document['version']}"]))
     blocks.append(Paragraph("Every point plays the same games (the same seed and game indices), so the curves "
                             "move together and their shape is more certain than the bands suggest. Bands and "
-                            "brackets are 95% intervals: Wilson for the first seat's edge, delta-method "
-                            "normal (games as the sampling unit) for rates and game length."))
+                            "brackets are 95% intervals: " + (
+                                "delta-method normal, clustered by deal (duplicate deals: the deals are the "
+                                "sampling unit), for every figure." if document.get("design") == "duplicate" else
+                                "Wilson for the first seat's edge, delta-method normal (games as the sampling "
+                                "unit) for rates and game length.")))
     blocks += [Heading(2, title), Table([document["key"]] + [f"{f['label']} ({f['unit']}) [95% CI]" for f in figures],
                                         point_rows(document, figures))]
     for stem, title, ylabel, figures in groups[1:]:
@@ -319,7 +328,7 @@ def report_blocks(document: dict) -> list:
                          point_rows(document, figures))]
     blocks += [Heading(2, f"From {document['key']} = {document['range_change']['from']} to "
                           f"{document['range_change']['to']}"),
-               Paragraph(range_notes(document)[0]),
+               *[Paragraph(note) for note in range_notes(document)],
                Table(range_headers(document), variant_table(document["range_change"]["figures"]))]
     return blocks
 

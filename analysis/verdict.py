@@ -455,7 +455,7 @@ def tiered_verdict(summary: dict, profile: dict) -> dict:
         judgement = lead["judgement"]
     else:
         strongest = tiers[-1]
-        sentence = (f"Unsettled at every tier: " + "; ".join(
+        sentence = ("Unsettled at every tier: " + "; ".join(
             f"{among(t['tier'])} {edge(t)} ({t['games']:,} games)" for t in reversed(tiers))
                     + (f"; about {strongest['games_to_settle']:,} games {among(strongest['tier'])} would tell."
                        if strongest["games_to_settle"] else "."))

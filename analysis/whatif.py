@@ -9,6 +9,11 @@ CRN gain: the paired comparison is as informative as that many times more indepe
 A variant that changes the deck deals different hands from the same streams; the pairing stays
 valid, the correlation and so the gain just shrink, and the tables show it.
 
+Duplicate deals (the default for a card game: ``design_for``).  The runs then play each deal once
+per turn of the table (analysis/duplicate.py), so the luck of who holds which hand cancels out of
+a seat's figures as well.  The pairing is the same (game by game); the deals are the independent
+observations, so every variance below is clustered by deal: Var(Σ of a deal's u) / N per game.
+
 Every headline figure is a ratio of per-game totals, R = Σx / Σt: a win share or a mean score
 (t = 1 per game), a rule event per trick or per round (x = the event's count, t = the game's
 tricks or rounds), the rounds of a game.  Its per-game linearisation (delta method, Cochran,
@@ -37,9 +42,10 @@ import polars as pl
 from analysis import stats
 from analysis.cells import seat_list, strategy_labels, symmetric
 from analysis.summary import (SHARE_UNITS, fixed_width, finite_or_none, pair_or_none, fmt_num_ci, fmt_p, fmt_pct_ci, fmt_pp,
-                              fmt_settings, games_phrase, strategies, units_per_game)
+                              fmt_settings, games_phrase, units_per_game)
 from simcore.errors import BalanceError
 from simcore.parts import scan_run
+from simcore.registry import DUPLICATE
 
 DEFAULT_GAMES = 100_000
 # units whose count per game is the length of a game; shown wherever the rows record it
@@ -148,12 +154,21 @@ BATCH = 1 << 20
 
 @dataclass(frozen=True)
 class Moments:
-    """Per arm and figure: the ratio R and Var(u); per compared pair: Var(u_j − u_i)."""
+    """Per arm and figure: the ratio R and Var(u); per compared pair: Var(u_j − u_i).
+
+    On duplicate deals (``deal`` = the players, each deal's games one cluster) a variance is the
+    clustered one per game, Var(Σ of a deal's u) / players, so that Var(R) ≈ variance / games
+    holds in either design and every interval below is written once."""
 
     games: int
     ratio: dict      # (figure key, arm) -> R, None where the arm has no units at all
-    variance: dict   # (figure key, arm) -> sample variance of u (None below two games)
+    variance: dict   # (figure key, arm) -> sample variance of u (None below two games, or deals)
     paired: dict     # (figure key, i, j) -> sample variance of u_j − u_i
+    deal: int = 1    # games per cluster: 1 for independent games, the players for duplicate deals
+
+    @property
+    def duplicate(self) -> bool:
+        return self.deal > 1
 
 
 def _rows(source) -> pl.LazyFrame:
@@ -162,24 +177,39 @@ def _rows(source) -> pl.LazyFrame:
     return source.lazy() if isinstance(source, pl.DataFrame) else scan_run(source)
 
 
-def aligned_batches(paths: list, columns: list[str], teams=None):
-    """The runs' rows in slices of BATCH games, side by side: ``{(column, arm): float64 array}``;
-    a column ``team_k`` (game.teams) is team k's win share, its seats' shares added up.
+def deal_size(metas: list[dict]) -> int:
+    """Games per cluster of the runs: the players where they are duplicate deals (``meta["design"]``,
+    simcore/driver.py), 1 where they are independent games; runs of both designs are refused."""
+    designs = {meta.get("design", "independent") for meta in metas}
+    if len(designs) > 1:
+        raise BalanceError("the runs mix duplicate deals and independent games: they cannot be paired game by game")
+    return metas[0]["players"] if designs == {"duplicate"} else 1
 
-    Every run holds games 0..n-1 in order (the driver writes its chunks in order), so slice k of
-    each run is the same games; that is checked, not assumed."""
+
+def aligned_batches(paths: list, columns: list[str], teams=None, deal: int = 1):
+    """The runs' rows in slices of about BATCH games, side by side: ``{(column, arm): float64
+    array}``; a column ``team_k`` (game.teams) is team k's win share, its seats' shares added up.
+
+    Every run holds the same games in order (the driver writes its chunks in order), so slice k of
+    each run is the same games; that is checked, not assumed.  With ``deal`` > 1 (duplicate deals)
+    a slice holds whole deals, from a deal's first turn: a run of part of a deal is refused."""
     derived = {f"team_{k}": [f"share_{s}" for s in team] for k, team in enumerate(teams or [])}
     wanted = columns
     columns = list(dict.fromkeys(c for column in wanted for c in derived.get(column, [column])))
     counts = [_rows(p).select(pl.len()).collect().item() for p in paths]
     if len(set(counts)) != 1:
         raise BalanceError(f"the runs hold different numbers of games: {counts}")
-    for offset in range(0, counts[0], BATCH):
+    if counts[0] % deal:
+        raise BalanceError(f"the runs hold {counts[0]:,} games, not whole duplicate deals of {deal}")
+    step = BATCH - BATCH % deal  # BATCH itself for independent games: their sums keep their slices
+    for offset in range(0, counts[0], step):
         batch, games = {}, None
         for arm, path in enumerate(paths):
-            rows = _rows(path).slice(offset, BATCH).select("game", *columns).collect()
+            rows = _rows(path).slice(offset, step).select("game", *columns).collect()
             if games is None:
                 games = rows["game"].to_numpy()
+                if deal > 1 and (games[0] - DUPLICATE) % deal:
+                    raise BalanceError(f"the runs start at game {games[0]}, inside a duplicate deal")
             elif not np.array_equal(games, rows["game"].to_numpy()):
                 named = [f"run {a + 1}" if isinstance(p, pl.DataFrame) else str(p) for a, p in ((arm, path), (0, paths[0]))]
                 raise BalanceError(f"{named[0]} does not hold the same games in the same order as {named[1]}")
@@ -205,13 +235,14 @@ def moments(paths: list, figures: list[Figure], metas: list[dict], columns,
     arms = range(len(paths))
     sources = {(f.key, a): unit_source(metas[a], columns, f.per) for f in figures for a in arms}
     needed = needed_columns(figures, metas, columns)
+    deal = deal_size(metas)
 
     def units(batch, f, a):
         source = sources[f.key, a]
         return batch[source, a] if isinstance(source, str) else np.full(len(batch[f.numerator, a]), float(source))
 
     games, x_total, t_total = 0, dict.fromkeys(sources, 0.0), dict.fromkeys(sources, 0.0)
-    for batch in aligned_batches(paths, needed, metas[0].get("teams")):
+    for batch in aligned_batches(paths, needed, metas[0].get("teams"), deal):
         games += len(next(iter(batch.values())))
         for f in figures:
             for a in arms:
@@ -224,7 +255,7 @@ def moments(paths: list, figures: list[Figure], metas: list[dict], columns,
     compared = [(f.key, i, j) for i, j in pairs for f in figures
                 if ratio[f.key, i] is not None and ratio[f.key, j] is not None]
     sums = {k: [0.0, 0.0] for k in defined + compared}  # Σ value, Σ value²
-    for batch in aligned_batches(paths, needed, metas[0].get("teams")):
+    for batch in aligned_batches(paths, needed, metas[0].get("teams"), deal):
         linear = {}
         for f in figures:
             for a in arms:
@@ -233,23 +264,27 @@ def moments(paths: list, figures: list[Figure], metas: list[dict], columns,
                         / (t_total[f.key, a] / games)
         values = {**linear, **{(key, i, j): linear[key, j] - linear[key, i] for key, i, j in compared}}
         for k, v in values.items():
+            if deal > 1:  # a deal's games are one observation: their sum (analysis/duplicate.py)
+                v = v.reshape(-1, deal).sum(axis=1)
             sums[k][0] += float(v.sum())
             sums[k][1] += float((v * v).sum())  # not np.dot: BLAS splits it by thread count
+    units = games // deal  # the independent observations: games, or deals
 
     def variance(k):
         total, squares = sums[k]
-        return max(squares - total * total / games, 0.0) / (games - 1) if games > 1 else None
+        return max(squares - total * total / units, 0.0) / (units - 1) / deal if units > 1 else None
 
-    return Moments(games, ratio, {k: variance(k) for k in defined}, {k: variance(k) for k in compared})
+    return Moments(games, ratio, {k: variance(k) for k in defined}, {k: variance(k) for k in compared}, deal)
 
 
 def estimate(figure: Figure, m: Moments, arm: int, confidence: float) -> tuple[float | None, list]:
-    """A figure's value in one arm with its interval: Wilson for win shares (as ``simulate``
-    reports them), the delta-method normal interval otherwise (games are the sampling unit)."""
+    """A figure's value in one arm with its interval: Wilson for win shares of independent games
+    (as ``simulate`` reports them), the delta-method normal interval otherwise (games, or on
+    duplicate deals the deals, are the sampling unit)."""
     value = m.ratio[figure.key, arm]
     if value is None:
         return None, [None, None]
-    if figure.kind in ("share", "advantage"):
+    if figure.kind in ("share", "advantage") and not m.duplicate:
         wins = min(max(value * m.games, 0.0), m.games)  # float32 shares may sum a hair past n
         low, high = stats.wilson_interval(wins, m.games, confidence)
     else:
@@ -271,6 +306,8 @@ def compare(figure: Figure, m: Moments, base: int, other: int, confidence: float
            "change": None, "change_ci": [None, None], "p_value": None, "q_value": None,
            "change_ci_unpaired": [None, None], "p_value_unpaired": None, "se_paired": None, "se_unpaired": None,
            "correlation": None, "crn_gain": None}
+    if m.duplicate:  # the pairs are deals: "the same in every deal" is what an exact change means here
+        row["clustered"] = True
     if baseline is None or value is None:
         return row
     change = row["change"] = value - baseline
@@ -351,6 +388,35 @@ def check_run_options(games: int, seed: int, threads: int | None) -> None:
     set_threads(threads)
 
 
+DESIGNS = ("duplicate", "independent")
+
+
+def design_for(game, players: int, games: int, design: str | None) -> str:
+    """The design the runs play: ``design`` as asked ("duplicate" or "independent"), or by default
+    duplicate deals where the game's chance can turn with the hands and the runs hold at least
+    MIN_DEALS deals (a clustered interval needs deals: analysis/duplicate.py), else independent
+    games.  An impossible choice is refused in one line."""
+    from analysis.duplicate import MIN_DEALS
+
+    if design is None:
+        return "duplicate" if game.duplicate_deals and games >= MIN_DEALS * players else "independent"
+    if design not in DESIGNS:
+        raise BalanceError(f"the design must be duplicate or independent, not {design!r}")
+    if design == "duplicate" and not game.duplicate_deals:
+        raise BalanceError(f"--duplicate: {game.name} cannot play duplicate deals: {game.duplicate_deals_refused}")
+    if design == "duplicate" and games < MIN_DEALS * players:
+        raise BalanceError(f"--duplicate needs at least {MIN_DEALS} deals, {MIN_DEALS * players:,} games at "
+                           f"{players} players, not {games:,}: its intervals are clustered by deal")
+    return design
+
+
+def runs_games(games: int, players: int, design: str) -> int:
+    """The games each run plays: ``games``, rounded up to whole deals on duplicate deals."""
+    from analysis.duplicate import whole_deals
+
+    return whole_deals(games, players) if design == "duplicate" else games
+
+
 def prepare_runs(game, players: int, strategies_spec: str | None, games: int, seed: int, threads: int | None,
                  out: Path | None):
     """The last checks before simulating (strategies, options, report folder); the line-up."""
@@ -362,9 +428,11 @@ def prepare_runs(game, players: int, strategies_spec: str | None, games: int, se
 
 @contextmanager
 def simulated(game, players: int, variants: list, lineup, seed: int, games: int, threads: int | None,
-              progress: bool):
-    """Simulate games 0..games-1 of ``seed`` under each variant into a scratch folder that lives
-    as long as the ``with`` block: yields (result files, their metadata, the rows' columns)."""
+              progress: bool, design: str = "independent"):
+    """Simulate games 0..games-1 of ``seed`` (on duplicate deals: the first ``games`` games of its
+    duplicate deals, simcore/rng.py) under each variant into a scratch folder that lives as long
+    as the ``with`` block: yields (result files, their metadata, the rows' columns)."""
+    from analysis.duplicate import start_of
     from simcore.driver import run_games
 
     with tempfile.TemporaryDirectory(prefix="balance-") as scratch:
@@ -374,16 +442,18 @@ def simulated(game, players: int, variants: list, lineup, seed: int, games: int,
             # its data is assumed) on the last setup it built, and the run's metadata must be its own
             setup = game.setup(players, variant)
             result = run_games(game, setup, lineup, variant, seed, games, threads=threads,
-                               out=Path(scratch) / f"run-{number}.parquet", progress=progress)
+                               out=Path(scratch) / f"run-{number}.parquet", progress=progress,
+                               start=start_of(game, design == "duplicate"))
             paths.append(result.path)
             metas.append(result.meta)
         yield paths, metas, set(scan_run(paths[0]).collect_schema().names())
 
 
 def common_fields(metas: list[dict], players: int, games: int, seed: int, lineup, confidence: float) -> dict:
-    """What every what-if and sweep document starts with."""
+    """What every what-if and sweep document starts with; ``design`` is the runs' design."""
     first = metas[0]
     return {"game": first["game"], "title": first["title"], "players": players, "games": games, "seed": seed,
+            "design": "duplicate" if deal_size(metas) > 1 else "independent",
             "strategies": list(lineup.names), "version": first.get("version"), "confidence": confidence,
             "assumed": list(dict.fromkeys(note for meta in metas for note in meta.get("assumed", [])))}
 
@@ -396,9 +466,10 @@ def describe(variant) -> dict:
 def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = DEFAULT_GAMES, seed: int = 1,
            strategies_spec: str | None = None, threads: int | None = None, progress: bool = True,
            out: Path | None = None, confidence: float = stats.DEFAULT_CONFIDENCE,
-           baseline_path: Path | None = None) -> dict:
-    """Run the published rules (or the variant ``baseline_path``) and each variant on games
-    0..games-1 of ``seed`` and compare them.
+           baseline_path: Path | None = None, design: str | None = None) -> dict:
+    """Run the published rules (or the variant ``baseline_path``) and each variant on the same
+    games of ``seed`` and compare them: duplicate deals by default where the game allows
+    (``design_for``; ``games`` then rounded up to whole deals), else games 0..games-1.
 
     Every input is checked (variant files, their decks, strategies, options, the report folder)
     before the first game is played.  Returns the JSON-ready document (see ``docs/whatif.md``)."""
@@ -418,7 +489,9 @@ def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = D
     for variant in variants:
         game.setup(players, variant)  # an impossible deck is refused now, not after the baseline ran
     lineup = prepare_runs(game, players, strategies_spec, games, seed, threads, out)
-    with simulated(game, players, variants, lineup, seed, games, threads, progress) as (paths, metas, columns):
+    design = design_for(game, players, games, design)
+    games = runs_games(games, players, design)
+    with simulated(game, players, variants, lineup, seed, games, threads, progress, design) as (paths, metas, columns):
         return compared_document(paths, metas, columns, variants, players, games, seed, lineup, confidence)
 
 
@@ -519,7 +592,7 @@ def fmt_gain(row: dict) -> str:
     if row["crn_gain"] is not None:
         return f"{row['crn_gain']:.1f}×"
     if row["se_unpaired"]:
-        return "∞ (same in every game)"
+        return "∞ (same in every deal)" if row.get("clustered") else "∞ (same in every game)"
     return "—"
 
 
@@ -546,11 +619,23 @@ def variant_table(rows: list[dict]) -> list[list[str]]:
              fmt_p(r["p_value"]), fmt_p(r["q_value"]), fmt_gain(r)] for r in rows]
 
 
-def method_notes(document: dict) -> list[str]:
+def design_note(document: dict) -> str:
+    """Which games every run plays, and what that makes the sampling unit."""
     games = games_phrase(document["games"])
+    if document.get("design") == "duplicate":
+        players = document["players"]
+        return (f"Every run plays the same {games}: {document['games'] // players:,} duplicate deals of seed "
+                f"{document['seed']}, each once per turn of the table ({players} games a deal, every seat holding "
+                "every hand: docs/duplicate-deals.md), so each change is estimated from paired per-game differences "
+                "(common random numbers) and every interval is clustered by deal (a deal's games are one "
+                "observation; win shares too get that normal interval, not Wilson's).")
+    return (f"Every run plays the same {games} (seed {document['seed']}, game indices 0..{document['games'] - 1}), "
+            "so each change is estimated from paired per-game differences (common random numbers).")
+
+
+def method_notes(document: dict) -> list[str]:
     return [
-        f"Every run plays the same {games} (seed {document['seed']}, game indices 0..{document['games'] - 1}), "
-        "so each change is estimated from paired per-game differences (common random numbers).",
+        design_note(document),
         "Change intervals are 95% normal intervals of the mean paired difference; p is the two-sided z-test "
         "of no change. Rates per trick/round are ratios of totals, linearised per game (delta method).",
         f"q: Benjamini–Hochberg over all {document['tests']} tests (every figure of every variant; the "
@@ -563,8 +648,9 @@ def method_notes(document: dict) -> list[str]:
 
 def format_text(document: dict) -> str:
     out = [f"{document['title']} ({document['game']}): {document['players']} players, "
-           f"{games_phrase(document['games'])} per run, seed {document['seed']}, "
-           f"strategies {', '.join(document['strategies'])}",
+           f"{games_phrase(document['games'])} per run"
+           + (" (duplicate deals)" if document.get("design") == "duplicate" else "")
+           + f", seed {document['seed']}, strategies {', '.join(document['strategies'])}",
            f"baseline: {document['baseline']['name']} (changes: {fmt_settings(document['baseline']['settings'])})"]
     out += [variant_line(n, v) for n, v in enumerate(document["variants"], start=1)]
     found = document.get("verdict") or verdict(document)
@@ -573,7 +659,8 @@ def format_text(document: dict) -> str:
         out += ["", "!! ASSUMED — these results rest on game data that is not confirmed:"]
         out += [f"!!   - {note}" for note in document["assumed"]]
     for number, variant in enumerate(document["variants"], start=1):
-        out += ["", f"variant {number} ({variant['name']}) against the baseline, paired by game index:"]
+        out += ["", f"variant {number} ({variant['name']}) against the baseline, paired by game index"
+                + (" and clustered by deal:" if document.get("design") == "duplicate" else ":")]
         out += fixed_width(WHATIF_HEADERS, variant_table(variant["figures"]))
     out += [""] + method_notes(document)
     return "\n".join(out) + "\n"
@@ -708,7 +795,8 @@ def report_blocks(document: dict) -> list:
     blocks.append(Items([
         f"game: {document['title']} ({document['game']})", f"players: {document['players']}",
         f"strategies: {', '.join(document['strategies'])}",
-        f"games: {document['games']:,} per run (the same game indices in every run)",
+        f"games: {document['games']:,} per run (the same game indices in every run"
+        + (", duplicate deals)" if document.get("design") == "duplicate" else ")"),
         f"seed: {document['seed']}", f"version: {document['version']}",
         f"baseline: {document['baseline']['name']} (changes: {fmt_settings(document['baseline']['settings'])})",
         *[variant_line(n, v) for n, v in enumerate(document["variants"], start=1)],

@@ -98,6 +98,10 @@ VariantOpt = Annotated[Optional[Path], typer.Option("--variant", help="Variant T
 PluginOpt = Annotated[Optional[list[Path]], typer.Option("--plugin", help="Python file defining a strategy (repeatable).")]
 DealsOpt = Annotated[Optional[int], typer.Option("--deals", help="BIRD & WEATHER: a match of K deals (default 1).")]
 ThreadsOpt = Annotated[Optional[int], typer.Option("--threads", help="Worker threads (default: all cores).")]
+DuplicateOpt = Annotated[Optional[bool], typer.Option(
+    "--duplicate/--independent",
+    help="Duplicate deals (each deal once per turn of the table, intervals clustered by deal; the default for "
+         "a card game from 100 deals on) or independent games (ALEA's only design). docs/duplicate-deals.md.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace the output if it exists (default: refuse).")]
 ResumeOpt = Annotated[bool, typer.Option(
@@ -453,8 +457,6 @@ def cards(
     players = _players(game, players)
     import tempfile
 
-    import polars as pl
-
     from analysis import cards as card_report
     from simcore.driver import run_games
     from simcore.parts import scan_run
@@ -625,6 +627,11 @@ def exploits(
         _emit(doc, format_text, write_report, out, "exploits", as_json)
 
 
+def _design(duplicate: bool | None) -> str | None:
+    """--duplicate/--independent as the design analysis.whatif.design_for takes (None: the default)."""
+    return None if duplicate is None else "duplicate" if duplicate else "independent"
+
+
 @app.command()
 def whatif(
     game: GameArg,
@@ -640,6 +647,7 @@ def whatif(
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     force: ForceOpt = False,
+    duplicate: DuplicateOpt = None,
     cluster: ClusterOpt = None,
     scheduler: SchedulerOpt = None,
 ):
@@ -651,7 +659,7 @@ def whatif(
     with _claim(out, force), _cluster(cluster, scheduler):
         document = comparison.whatif(game, variant, players=players, games=games, seed=seed,
                                      strategies_spec=strategies, threads=threads, progress=not quiet and not as_json,
-                                     out=out)
+                                     out=out, design=_design(duplicate))
         _emit(document, comparison.format_text, comparison.write, out, "whatif", as_json)
 
 
@@ -702,6 +710,7 @@ def sweep(
     as_json: JsonOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     force: ForceOpt = False,
+    duplicate: DuplicateOpt = None,
     cluster: ClusterOpt = None,
     scheduler: SchedulerOpt = None,
 ):
@@ -712,7 +721,8 @@ def sweep(
 
     with _claim(out, force), _cluster(cluster, scheduler):
         document = sweeping.sweep(game, setting, players=players, games=games, seed=seed, strategies_spec=strategies,
-                                  base_path=variant, threads=threads, progress=not quiet and not as_json, out=out)
+                                  base_path=variant, threads=threads, progress=not quiet and not as_json, out=out,
+                                  design=_design(duplicate))
         _emit(document, sweeping.format_text, sweeping.write, out, "sweep", as_json)
 
 

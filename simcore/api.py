@@ -27,8 +27,9 @@ def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strate
 
     ``duplicate=True`` plays duplicate deals (simcore/rng.py): ``games`` games from index
     DUPLICATE on, each deal once per turn of the table (game k: deal k // players, turned
-    k % players seats), the rows the skill tiers of a report play; in memory only (not with
-    ``out``), and not for a game whose chance cannot turn (ALEA)."""
+    k % players seats), the rows the skill tiers of a report and ``whatif`` play; not for a game
+    whose chance cannot turn (ALEA).  Their figures are judged by deal (analysis/duplicate.py):
+    ``analysis.summarize``'s per-game intervals do not apply to them."""
     g = get_game(game)
     if isinstance(variant, dict):
         v = g.variant(overrides={**variant, **options})
@@ -36,8 +37,6 @@ def run(game: str, players: int = 4, games: int = 100_000, seed: int = 1, strate
         v = g.variant(variant, options or None)
     setup = g.setup(players, v)
     lineup = g.lineup(strategies, players, plugins)
-    if duplicate and out is not None:
-        raise BalanceError("duplicate deals are played in memory: run(..., duplicate=True) takes no out")
     return run_games(g, setup, lineup, v, seed, games, chunk_size=chunk_size, threads=threads, out=out,
                      progress=False, keep_frame=True, force=force, resume=resume,
                      start=DUPLICATE if duplicate else 0)

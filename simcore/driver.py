@@ -93,12 +93,18 @@ def check_output_path(out: Path) -> None:
 # what a run file says about what made it
 # --------------------------------------------------------------------------------------------
 
-def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None) -> dict:
-    """Everything that decides a run's rows: a resumed run must match it exactly."""
-    return {"schema": SCHEMA_VERSION, "version": __version__, "engine": FINGERPRINT, "game": game.name,
-            "players": setup.players, "seed": seed, "games": games, "precision": precision,
-            "strategies": list(lineup.names), "variant": variant.to_dict(), "rules": setup_digest(setup),
-            "plugins": [{"file": Path(p).name, "sha256": file_digest(p)} for p in lineup.plugins]}
+def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None,
+               start: int = 0) -> dict:
+    """Everything that decides a run's rows: a resumed run must match it exactly.  ``start`` (the
+    first game index, DUPLICATE for duplicate deals) is written only where it is not 0, so a run
+    from game 0 keeps the configuration it always had."""
+    config = {"schema": SCHEMA_VERSION, "version": __version__, "engine": FINGERPRINT, "game": game.name,
+              "players": setup.players, "seed": seed, "games": games, "precision": precision,
+              "strategies": list(lineup.names), "variant": variant.to_dict(), "rules": setup_digest(setup),
+              "plugins": [{"file": Path(p).name, "sha256": file_digest(p)} for p in lineup.plugins]}
+    if start:
+        config["start"] = start
+    return config
 
 
 def run_metadata(game, setup, lineup, variant, seed: int, games: int, config: dict | None = None) -> dict:
@@ -114,6 +120,10 @@ def run_metadata(game, setup, lineup, variant, seed: int, games: int, config: di
         "config": config,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **game.metadata(setup),
+        # where the games start when not at 0; "design" says the rows are duplicate deals, whose
+        # figures are judged by deal (analysis/duplicate.py)
+        **({"start": config["start"]} if config.get("start") else {}),
+        **({"design": "duplicate"} if config.get("start", 0) >= DUPLICATE else {}),
     }
 
 
@@ -171,9 +181,11 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     """Simulate games 0..games-1 of run ``seed``; write them to the run folder ``out``
     (``simcore.parts``) or return them.
 
-    ``start`` (without ``out`` or ``precision``) plays games start..start+games-1 instead: the
-    same rows those games have in a run from 0, so that a caller can grow a run in steps (the
-    studio's live what-if); ``checkpoints`` then count games from ``start``.
+    ``start`` (without ``precision``) plays games start..start+games-1 instead: the same rows
+    those games have in a run from 0, so that a caller can grow a run in steps (the studio's live
+    what-if), or play duplicate deals (``start=DUPLICATE``: ``whatif`` and ``sweep``); a run to
+    ``out`` records it in its configuration (``meta["start"]``, and ``meta["design"]`` is
+    "duplicate" from DUPLICATE on); ``checkpoints`` count games from ``start``.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
     stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval
@@ -216,8 +228,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         raise BalanceError("--resume needs --out: the unfinished run is found beside its output file")
     if reduce is not None and out is not None:
         raise ValueError("reduce is for a run without out: a run to a file keeps its rows")
-    if start and (out is not None or precision is not None or start < 0 or start + games - 1 > MAX_SEED):
-        raise ValueError(f"start ({start}) is for a run without out or precision, inside 0..2**63")
+    if start and (precision is not None or start < 0 or start + games - 1 > MAX_SEED):
+        raise ValueError(f"start ({start}) is for a run without precision, inside 0..2**63")
     if start >= DUPLICATE and not game.duplicate_deals:
         raise BalanceError(f"{game.name} cannot play duplicate deals: {game.duplicate_deals_refused}")
     # a link is written through (the file it points to is replaced, not the link)
@@ -230,7 +242,7 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
         compile_kernels(game, setup, lineup, seed, announce=progress if announce is None else announce)
         game.take_tallies()
         check_writes(game, setup, lineup, seed)
-    config = run_config(game, setup, lineup, variant, seed, games, precision)
+    config = run_config(game, setup, lineup, variant, seed, games, precision, start)
     meta = run_metadata(game, setup, lineup, variant, seed, games, config)
 
     lock = claim_output(out, force=force, resume=resume, is_run=is_run_folder) if out is not None else None

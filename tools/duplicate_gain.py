@@ -119,13 +119,22 @@ def paired(args) -> None:
     else:
         tier = (args.tier or ["random"])[0]
         base, other = game.variant(), game.variant(args.whatif)
-        independent = shares(other, tier, 0, args.games, 0) - shares(base, tier, 0, args.games, 0)
-        duplicate = (shares(other, tier, DUPLICATE, args.games, 0)
-                     - shares(base, tier, DUPLICATE, args.games, 0)).reshape(-1, players).mean(axis=1)
+        n = -(-args.games // players) * players  # whole deals
+        independent = shares(other, tier, 0, n, 0) - shares(base, tier, 0, n, 0)
+        duplicate = (shares(other, tier, DUPLICATE, n, 0)
+                     - shares(base, tier, DUPLICATE, n, 0)).reshape(-1, players).mean(axis=1)
         what = f"whatif {Path(args.whatif).name} among {tier}: the change in seat 1's share"
-    ratio = (duplicate.var(ddof=1) / duplicate.size) / (independent.var(ddof=1) / independent.size)
+
+    def ratio(dup: np.ndarray, ind: np.ndarray) -> float:
+        return (dup.var(ddof=1) / dup.size) / (ind.var(ddof=1) / ind.size)
+
+    rng = np.random.default_rng(0)  # a 95% bootstrap interval: deals and games resampled apart
+    draws = [ratio(duplicate[rng.integers(0, duplicate.size, duplicate.size)],
+                   independent[rng.integers(0, independent.size, independent.size)]) for _ in range(400)]
+    low, high = np.percentile(draws, [2.5, 97.5])
     print(f"{name} {players}p {what}: {100 * independent.mean():.2f} (independent), {100 * duplicate.mean():.2f} "
-          f"(duplicate); duplicate deals need {ratio:.2f} of the games (the same games both ways)")
+          f"(duplicate); duplicate deals need {ratio(duplicate, independent):.2f} [{low:.2f}, {high:.2f}] of the "
+          "games (the same games both ways)")
 
 
 if __name__ == "__main__":

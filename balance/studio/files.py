@@ -18,7 +18,7 @@ def variant_text(studio, version: dict, tier: str) -> str:
     lines = [f"# version {version['number']} of balance studio {game.name} ({studio.players} players, seed {studio.seed})",
              "# the page's figures, reproduced:",
              f"#   balance whatif {game.name} -p {studio.players} -n {games} --seed {studio.seed} "
-             f"-s {tier} --variant {name}",
+             f"-s {tier} --{studio.design} --variant {name}",
              f"{header} = {toml_value(game.name)}",
              f"name = {toml_value(version['name'])}",
              f"description = {toml_value(version.get('description') or 'made in balance studio')}"]

@@ -1,12 +1,15 @@
 """The studio's engine side: each version of the rules played on the same games as the published
 rules, in stages, until the change it makes to the first seat's edge is settled.
 
-**The same deals.**  A version and the published rules play games 0..n-1 of the studio's seed
-(``simcore.driver.run_games``, the engine's own path: its threads, its compile cache, the Dask
-cluster of ``--cluster``), each set of rules by one ``Arm`` that grows by playing only the games
-it lacks (``start=``): the rows are those a run from 0 has, so the figures after n games are
-exactly ``balance whatif --games n --seed S`` with the version's exported variant file
-(``analysis.whatif.compared_document`` computes both).
+**The same deals.**  A version and the published rules play the same games of the studio's
+seed (``simcore.driver.run_games``, the engine's own path: its threads, its compile cache, the
+Dask cluster of ``--cluster``), each set of rules by one ``Arm`` that grows by playing only the
+games it lacks (``start=``).  For a card game they are its duplicate deals (each deal once per
+turn of the table: analysis/duplicate.py), grown in whole deals; for ALEA, whose dice cannot
+turn, games 0..n-1.  The rows are those one run of n games has, so the figures after n games are
+exactly ``balance whatif --games n --seed S`` (with ``--duplicate``/``--independent`` as played)
+with the version's exported variant file (``analysis.whatif.compared_document`` computes both).
+The card table of a version plays independent games (one seat's hand is one observation).
 
 **Stages and the stop rule.**  A measurement looks at 2,000 games, then doubles, up to the cap
 (``stages``).  At each look the change in the first seat's edge is judged against the change
@@ -64,11 +67,16 @@ def png64(data: bytes) -> str:
 
 
 class Arm:
-    """One set of rules played by one tier in every seat: games 0..n-1 of the seed, grown on request."""
+    """One set of rules played by one tier in every seat: the first n games of the seed's duplicate
+    deals (``duplicate``), or games 0..n-1, grown on request (in whole deals)."""
 
-    def __init__(self, studio: "Studio", variant, tier: str):
+    def __init__(self, studio: "Studio", variant, tier: str, duplicate: bool = False):
+        from analysis.duplicate import start_of
+
         self.studio, self.variant, self.tier = studio, variant, tier
         game, players = studio.game, studio.players
+        self.start = start_of(game, duplicate)
+        self.deal = players if duplicate else 1  # games grown at a time: a look sees whole deals
         self.setup = game.setup(players, variant)
         self.lineup = game.lineup([tier] * players, players)
         self.frames: list[pl.DataFrame] = []
@@ -82,12 +90,15 @@ class Arm:
         """Play games self.n..n-1 (stopping at a look where ``cancelled()``); the games held."""
         from simcore.driver import run_games
 
+        from analysis.duplicate import whole_deals
+
+        n = whole_deals(n, self.deal)
         with self.lock:
             while self.n < n and not cancelled():
                 want = n - self.n
-                looks = list(range(CHECK_EVERY, want, CHECK_EVERY)) + [want]
+                looks = sorted({whole_deals(k, self.deal) for k in range(CHECK_EVERY, want, CHECK_EVERY)} | {want})
                 result = run_games(self.studio.game, self.setup, self.lineup, self.variant, self.studio.seed, want,
-                                   start=self.n, threads=self.studio.threads, progress=False, keep_frame=True,
+                                   start=self.start + self.n, threads=self.studio.threads, progress=False, keep_frame=True,
                                    announce=False, checkpoints=looks, stop=lambda wins, games: cancelled())
                 if result.frame is None or result.frame.height == 0:
                     break
@@ -182,8 +193,13 @@ class Studio:
         check_seed(seed)
         if cap < STAGE_FIRST:
             raise BalanceError(f"--games must be at least {STAGE_FIRST:,} (the first look), not {cap}")
+        from analysis.duplicate import whole_deals
+
         self.players, self.seed, self.cap, self.threads = players, seed, cap, threads
-        self.looks = stages(cap)
+        # the design of every comparison: duplicate deals where the game's chance turns with the hands
+        self.design = "duplicate" if self.game.duplicate_deals else "independent"
+        deal = players if self.design == "duplicate" else 1
+        self.looks = sorted({whole_deals(n, deal) for n in stages(cap)})
         self.opening_games, self.opening_search_games, self.cards_games = opening_games, opening_search_games, cards_games
         self.published = self.game.variant(None)
         self.controls = controls(self.game, players, self.published)
@@ -211,13 +227,15 @@ class Studio:
         return checked_variant(self.game, self.players, self.published, version["settings"],
                                name=version["name"], description=version.get("description", ""))
 
-    def arm(self, version: dict, tier: str) -> Arm:
-        key = (settings_key(version["settings"]), tier)
+    def arm(self, version: dict, tier: str, design: str | None = None) -> Arm:
+        """The arm of ``version`` at ``tier``, on the studio's design (or ``design``)."""
+        design = design or self.design
+        key = (settings_key(version["settings"]), tier, design)
         with self.arms_lock:
             if key in self.arms:
                 self.arms.move_to_end(key)
                 return self.arms[key]
-            arm = self.arms[key] = Arm(self, self.variant_of(version), tier)
+            arm = self.arms[key] = Arm(self, self.variant_of(version), tier, design == "duplicate")
             while len(self.arms) > ARMS_KEPT:
                 self.arms.popitem(last=False)
             return arm
@@ -280,7 +298,7 @@ class Studio:
         self.store.update_result(number, tier, result)
 
     def _compared(self, first: Arm, second: Arm, n: int) -> dict:
-        """``second`` against ``first`` on games 0..n-1, every figure paired: whatif's own document."""
+        """``second`` against ``first`` on their first n games, every figure paired: whatif's own document."""
         from analysis.whatif import compared_document
 
         return compared_document([first.rows(n), second.rows(n)], [first.meta_for(n), second.meta_for(n)],
@@ -296,7 +314,7 @@ class Studio:
         a, b = self.store.get(first), self.store.get(second)
         held = [v["results"].get(tier, {}).get("games", 0) if v["settings"] else None for v in (a, b)]
         counts = [n for n in held if n]
-        n = min(counts) if counts else STAGE_FIRST
+        n = min(counts) if counts else self.looks[0]
         arm_a, arm_b = self.arm(a, tier), self.arm(b, tier)
         never = lambda: False  # noqa: E731 (a comparison plays to its end)
         arm_a.grow(n, never)
@@ -324,7 +342,7 @@ class Studio:
         number, tier = key
         state = self.cards[key]
         try:
-            arm = self.arm(self.store.get(number), tier)
+            arm = self.arm(self.store.get(number), tier, "independent")  # a hand, one observation
             arm.grow(self.cards_games, cancelled)
             if cancelled():
                 state["status"] = why()

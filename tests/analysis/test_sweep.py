@@ -82,10 +82,11 @@ def test_bad_ranges_are_refused_by_name(spec):
 
 @pytest.fixture(scope="module")
 def rounds_sweep(tmp_path_factory):
-    """TriATri at 3 players without the instant win, 1 to 4 rounds, 2,500 games a point."""
+    """TriATri at 3 players without the instant win, 1 to 4 rounds, 2,500 independent games a point
+    (on duplicate deals TriATri's first seat has no edge at all: the rules know no first seat)."""
     out = tmp_path_factory.mktemp("sweep") / "report"
     code, text, err = balance("sweep", "triatri", "-p", 3, "--set", "rounds=1..4", "--variant", NO_INSTANT_WIN,
-                              "-n", 2500, "--seed", 4, "--out", out, "-q")
+                              "-n", 2500, "--seed", 4, "--out", out, "-q", "--independent")
     assert code == 0, err
     return json.loads((out / "summary.json").read_text()), text, out
 
@@ -130,6 +131,25 @@ def test_each_point_is_the_run_simulate_would_make(rounds_sweep):
     events = {e["column"]: e for e in summary["events"]}
     for column in ("redeals", "fakes_played", "doubled"):
         assert point["figures"][f"event:{column}"]["value"] == pytest.approx(events[column]["rate"], rel=1e-12)
+
+
+def test_a_sweep_on_duplicate_deals_judges_each_point_by_deal():
+    """The default for a card game: every point plays the same duplicate deals, and its first-seat
+    edge is the one analysis.duplicate clusters by deal from ``simcore.run(..., duplicate=True)``."""
+    code, text, err = balance("sweep", "bird-weather", "-p", 4, "--set", "hand_size=9..10", "-n", 1998, "--seed", 5,
+                              "--json")
+    assert code == 0, err
+    document = json.loads(text)
+    assert document["design"] == "duplicate" and document["games"] == 2000  # whole deals of four
+    from analysis.duplicate import seat_edge
+
+    for value, point in zip(document["values"], document["points"]):
+        run = simcore.run("bird-weather", players=4, games=2000, seed=5, hand_size=value, duplicate=True)
+        edge, interval = seat_edge(run.frame["share_0"].to_numpy(), 4)
+        advantage = point["figures"]["advantage"]
+        assert 100 * advantage["value"] == pytest.approx(edge, abs=1e-9)
+        assert [100 * v for v in advantage["ci"]] == pytest.approx(interval, rel=1e-9)
+    assert all(row["clustered"] for row in document["range_change"]["figures"])
 
 
 def test_report_files_and_charts(rounds_sweep):

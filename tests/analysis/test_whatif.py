@@ -17,7 +17,8 @@ import pytest
 import simcore
 from analysis import whatif as comparison
 from conftest import balance
-from simcore.registry import game_names
+from simcore.errors import BalanceError
+from simcore.registry import DUPLICATE, game_names
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_REVERSAL = ROOT / "examples" / "variants" / "bird-weather-no-reversal.toml"
@@ -41,11 +42,25 @@ def _listing(folder: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def bird_weather_whatif():
-    """4,000 games of BIRD & WEATHER: published rules, no reversal (same deck), short deck."""
+    """4,000 games of BIRD & WEATHER (1,000 duplicate deals, the default): published rules, no
+    reversal (same deck), short deck."""
     code, out, err = balance("whatif", "bird-weather", "--variant", NO_REVERSAL, "--variant", SHORT_DECK,
                              "-n", GAMES, "--seed", 3, "--json")
     assert code == 0, err
-    return json.loads(out)
+    document = json.loads(out)
+    assert document["design"] == "duplicate" and document["games"] == GAMES
+    return document
+
+
+@pytest.fixture(scope="module")
+def independent_whatif():
+    """The same comparison on independent games 0..3999 (``--independent``)."""
+    code, out, err = balance("whatif", "bird-weather", "--variant", NO_REVERSAL, "-n", GAMES, "--seed", 3,
+                             "--independent", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["design"] == "independent"
+    return document
 
 
 def test_switching_the_reversal_off_takes_it_to_exactly_zero(bird_weather_whatif):
@@ -89,13 +104,13 @@ def test_figures_tests_and_multiple_comparisons(bird_weather_whatif):
     assert all(row["q_value"] >= row["p_value"] for v in range(2) for row in _rows(document, v).values())
 
 
-def test_paired_changes_equal_the_per_game_differences_of_two_simulations(bird_weather_whatif):
+def test_paired_changes_equal_the_per_game_differences_of_two_simulations(independent_whatif):
     """The same games simulated directly: differences game by game, then the textbook formulas."""
     base = simcore.simulate("bird-weather", players=4, games=GAMES, seed=3)
     variant_run = simcore.run("bird-weather", players=4, games=GAMES, seed=3, variant=str(NO_REVERSAL))
     variant = variant_run.frame
     assert base["game"].to_list() == variant["game"].to_list()
-    rows = _rows(bird_weather_whatif)
+    rows = _rows(independent_whatif)
     n = GAMES
     for column in ("share_1", "score_2"):
         x_base, x_variant = (np.round(frame[column].to_numpy().astype(float) * 840) / 840 if column.startswith("share_")
@@ -117,11 +132,52 @@ def test_paired_changes_equal_the_per_game_differences_of_two_simulations(bird_w
     assert row["se_paired"] == pytest.approx((zero_variant - zero_base).std(ddof=1) / math.sqrt(n), rel=1e-9)
 
 
+def test_duplicate_changes_are_clustered_by_deal(bird_weather_whatif):
+    """The default design simulated directly (``duplicate=True``): the same games, each deal's four
+    games one observation.  The change is the mean per-game difference; its variance is that of
+    the deals' summed differences, over deals, per game (the cluster-robust textbook formula)."""
+    base = simcore.run("bird-weather", players=4, games=GAMES, seed=3, duplicate=True).frame
+    variant = simcore.run("bird-weather", players=4, games=GAMES, seed=3, variant=str(NO_REVERSAL),
+                          duplicate=True).frame
+    assert base["game"][0] == DUPLICATE
+    rows, deals = _rows(bird_weather_whatif), GAMES // 4
+    for column in ("share_0", "share_1", "score_2"):
+        x_base, x_variant = (np.round(frame[column].to_numpy().astype(float) * 840) / 840 if column.startswith("share_")
+                             else frame[column].to_numpy().astype(float) for frame in (base, variant))
+        difference = x_variant - x_base
+        by_deal = difference.reshape(deals, 4).sum(axis=1)
+        row = rows[column]
+        assert row["clustered"] is True
+        assert row["change"] == pytest.approx(difference.mean(), abs=1e-12)
+        assert row["se_paired"] == pytest.approx(by_deal.std(ddof=1) / math.sqrt(deals) / 4, rel=1e-9)
+        # a seat's share has its clustered normal interval, not Wilson's
+        mean = x_base.mean()
+        half = 1.959963984540054 * x_base.reshape(deals, 4).sum(axis=1).std(ddof=1) / math.sqrt(deals) / 4
+        if column.startswith("share_"):
+            assert row["baseline_ci"] == pytest.approx([mean - half, mean + half], rel=1e-9)
+    # seat 1's edge: the luck of the hands is gone, so its interval is narrower than independent games'
+    # would be at this spread per game (the deals' sums vary less than four independent games' do)
+    x = np.round(base["share_0"].to_numpy().astype(float) * 840) / 840
+    assert 4 * x.reshape(deals, 4).mean(axis=1).var(ddof=1) < x.var(ddof=1)
+
+
+def test_a_run_of_mixed_designs_is_refused():
+    independent = simcore.run("bird-weather", players=4, games=400, seed=3)
+    duplicate = simcore.run("bird-weather", players=4, games=400, seed=3, duplicate=True)
+    figures = comparison.headline_figures([independent.meta], independent.frame.columns)
+    with pytest.raises(BalanceError, match="mix duplicate deals and independent games"):
+        comparison.moments([independent.frame, duplicate.frame], figures, [independent.meta, duplicate.meta],
+                           independent.frame.columns, [(0, 1)])
+    part = duplicate.frame.head(398)  # the last deal cut short
+    with pytest.raises(BalanceError, match="not whole duplicate deals of 4"):
+        comparison.moments([part], figures, [duplicate.meta], part.columns)
+
+
 def test_ratio_rates_use_the_delta_method_per_game():
     """TriATri counts its tricks and fakes per game: the rate of fake wins per fake played is a ratio
     of totals whose paired interval comes from u_g = (c_g − R t_g) / mean(t)."""
     document = comparison.whatif("triatri", [ROOT / "examples" / "variants" / "triatri-no-instant-win.toml"],
-                                 players=3, games=3000, seed=11, progress=False)
+                                 players=3, games=3000, seed=11, progress=False, design="independent")
     base = simcore.simulate("triatri", players=3, games=3000, seed=11)
     variant = simcore.simulate("triatri", players=3, games=3000, seed=11,
                                variant=str(ROOT / "examples" / "variants" / "triatri-no-instant-win.toml"))
@@ -159,7 +215,7 @@ def test_an_unchanged_variant_changes_nothing_exactly(tmp_path):
     assert document["tests"] == 0  # exact, nothing tested
     code, text, _ = balance("whatif", "bird-weather", "--variant", same, "-n", 1500, "-p", 3, "-q")
     assert code == 0
-    assert "∞ (same in every game)" in text and "+0.00 pp [+0.00, +0.00]" in text
+    assert "∞ (same in every deal)" in text and "+0.00 pp [+0.00, +0.00]" in text  # duplicate deals: 500 of them
 
 
 def test_results_do_not_depend_on_threads(tmp_path):
@@ -223,6 +279,8 @@ BAD = {
     "no games": (lambda d: ["--variant", NO_REVERSAL, "-n", 0], "--games must be at least 1, not 0"),
     "unknown strategy": (lambda d: ["--variant", NO_REVERSAL, "-s", "clever"], "unknown strategy 'clever'"),
     "player count": (lambda d: ["--variant", NO_REVERSAL, "-p", 2], "not 2"),
+    "too few deals": (lambda d: ["--variant", NO_REVERSAL, "--duplicate"],
+                      "--duplicate needs at least 100 deals, 400 games at 4 players, not 100"),
 }
 
 
@@ -248,3 +306,14 @@ def test_a_report_folder_that_is_a_file_is_refused_before_simulating(tmp_path):
     assert code == 2 and err.strip() == f"balance: error: {blocker} exists and is not a directory"
     assert blocker.read_text() == "not a folder"
 
+
+
+def test_alea_plays_independent_games_and_refuses_duplicate_deals(tmp_path):
+    """ALEA's dice follow the roller, so its what-if plays independent games, and says so."""
+    same = _toml(tmp_path, "same.toml", 'game = "sky-city"\n')
+    code, out, err = balance("whatif", "sky-city", "-p", 3, "--variant", same, "-n", 400, "--json")
+    assert code == 0, err
+    assert json.loads(out)["design"] == "independent"
+    code, out, err = balance("whatif", "sky-city", "-p", 3, "--variant", same, "-n", 400, "--duplicate")
+    assert code == 2 and out == ""
+    assert err.strip().startswith("balance: error: --duplicate: sky-city cannot play duplicate deals: ALEA deals no hands")

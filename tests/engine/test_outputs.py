@@ -183,6 +183,42 @@ def test_ctrl_c_then_resume_with_other_chunks_and_threads(tmp_path, monkeypatch)
     assert run_meta(out)["trap_tallies"]["judged"]
 
 
+def test_duplicate_deals_on_disk_resume_to_the_rows_played_in_memory(tmp_path, bird_weather, monkeypatch):
+    """A run of duplicate deals (``start=DUPLICATE``: whatif and sweep write them) records where it
+    starts, resumes after Ctrl-C to the same rows as one played in memory, refuses to be resumed
+    as a run from game 0, and is refused by the summary, whose intervals take games as independent."""
+    import simcore
+    from analysis.summary import summarize
+    from simcore.registry import DUPLICATE
+
+    setup, variant = bird_weather.setup(4, bird_weather.variant()), bird_weather.variant()
+    lineup = bird_weather.lineup(None, 4)
+    out = tmp_path / "dup.parquet"
+
+    def run(**options):
+        return run_games(bird_weather, setup, lineup, variant, 5, 8_000, chunk_size=3_000, threads=1, out=out,
+                         progress=False, start=DUPLICATE, **options)
+
+    restore = _interrupt_after(monkeypatch, bird_weather, 1)
+    with pytest.raises(RunInterrupted):
+        run()
+    restore()
+    result = run(resume=True)
+    assert result.extra["played"] == 5_000  # the first chunk was kept
+    meta = run_meta(out)
+    assert meta["design"] == "duplicate" and meta["start"] == DUPLICATE and meta["config"]["start"] == DUPLICATE
+    frame = pl.read_parquet(out)
+    memory = simcore.run("bird-weather", players=4, games=8_000, seed=5, duplicate=True).frame
+    assert frame.equals(memory)
+    assert frame["game"][0] == DUPLICATE and frame["game"][-1] == DUPLICATE + 7_999
+    with pytest.raises(BalanceError, match="holds another run"):  # the same command from game 0
+        run_games(bird_weather, setup, lineup, variant, 5, 8_000, out=out, progress=False, resume=True)
+    with pytest.raises(BalanceError, match="duplicate deals .* judge them by deal"):
+        summarize(pl.scan_parquet(out), meta)
+    code, text, err = balance("report", out, "--out", tmp_path / "report")
+    assert code == 2 and text == "" and err.count("\n") == 1 and "per-game intervals do not apply" in err
+
+
 def test_ctrl_c_on_two_threads_keeps_every_chunk_finished_and_says_how_many(tmp_path, bird_weather, monkeypatch):
     """Two chunks play side by side: Ctrl-C while one plays keeps the other once it is written,
     and the line counts exactly the games of the parts left on disk."""

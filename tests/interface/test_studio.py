@@ -71,7 +71,8 @@ def test_a_change_gives_whatifs_own_figures_and_its_file_reproduces_them(studio,
     assert exported.status_code == 200
     assert exported.headers["content-disposition"] == 'attachment; filename="bird-weather-v2.toml"'
     text = exported.text
-    assert f"balance whatif bird-weather -p 4 -n {result['games']} --seed 7 -s random --variant bird-weather-v2.toml" in text
+    assert (f"balance whatif bird-weather -p 4 -n {result['games']} --seed 7 -s random --duplicate "
+            "--variant bird-weather-v2.toml") in text
     assert tomllib.loads(text) == {"game": "bird-weather", "name": "reversal off", "description": "made in balance studio",
                                    "reversal": False}
     path = tmp_path / "bird-weather-v2.toml"
