@@ -49,7 +49,12 @@ so the tiers are compared on common random numbers.
 **Duplicate deals** (analysis/duplicate.py): in every card game a tier plays each deal once per
 turn of the table, seat 1 holding every hand of the deal once, so the luck of the hands leaves
 its edge; each look comes at whole deals and the interval is clustered by deal, at the same
-1 - 0.05/K.  ALEA, whose dice cannot turn, plays independent games.  A search tier thinks at every decision, so its timed looks start sooner
+1 - 0.05/K.  Only a look at ``MIN_DEALS`` deals or more can settle a duplicate tier (the clustered
+interval needs deals), so K counts those looks, and the tier's cap is at least ``MIN_DEALS``
+deals.  Under a time budget the looks before that stay (a slow search tier's first look comes
+after 16 deals of ``search:d=96``, seconds rather than the minutes 100 deals take): there only
+the clock can stop the tier, unsettled.  ALEA, whose dice cannot turn, plays
+independent games.  A search tier thinks at every decision, so its timed looks start sooner
 (``SEARCH_FIRST_LOOK`` games, divided by its cost: ``search:d=96`` 64), and the clock starts
 once its play loop is compiled: a first compile is not spent from its time.
 
@@ -67,6 +72,7 @@ from __future__ import annotations
 import numpy as np
 
 from analysis import stats
+from analysis.duplicate import MIN_DEALS
 from analysis.page import Heading, Image, Paragraph, Table
 from analysis.summary import SHARE_UNITS, fmt_p
 from analysis.verdict import CONVERGED, MOVING, UNCLEAR, convergence_said, judge, stated, thresholds
@@ -176,10 +182,18 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
     duplicate = game.duplicate_deals if duplicate is None else duplicate
     limit = thresholds().seat_pp
     looks = settle_looks(budget, timed_first_look(game, name) if seconds is not None else None)
+    floor = 0  # the fewest games a look can settle at: on duplicate deals, MIN_DEALS whole deals
     if duplicate:
-        looks = sorted({dup.whole_deals(max(look, dup.MIN_DEALS * players), players) for look in looks})
-        budget = looks[-1]
-    confidence = look_confidence(looks)
+        floor = dup.MIN_DEALS * players
+        budget = dup.whole_deals(max(budget, floor), players)  # a tier that could never settle has no use
+        # a timed tier keeps its looks under the floor, where only its clock can stop it (a slow
+        # search tier's first look comes after seconds, not after 100 deals); an untimed one
+        # looks first at the floor
+        looks = sorted({dup.whole_deals(look if seconds is not None else max(look, floor), players)
+                        for look in looks if look < budget} | {budget})
+    # a look under the floor never settles the tier, so it spends none of the 5%: the Bonferroni
+    # is over the looks that can settle
+    confidence = look_confidence([look for look in looks if look >= floor])
     lineup = game.lineup([name] * players, players)
     compile_here(game, setup, lineup, seed, announce)  # a first compile is not the tier's time
     started = time.perf_counter()
@@ -211,14 +225,14 @@ def tier_edge(game, setup, variant, name: str, seed: int, budget: int, threads, 
         done = look
         shares = np.concatenate([part["share_0"].to_numpy().astype(np.float64) for part in parts])
         value, interval = edge(shares)
-        if judge(value, interval, limit) != "unsettled":
+        if look >= floor and judge(value, interval, limit) != "unsettled":
             stopped = "settled"
             break
         if seconds is not None and time.perf_counter() - started >= seconds:
             stopped = "time"
             break
-        if look < looks[-1] and settle_chance(value, interval, look, last_reachable(look), limit,
-                                              confidence) < FUTILITY:
+        if floor <= look < looks[-1] and settle_chance(value, interval, look, last_reachable(look), limit,
+                                                       confidence) < FUTILITY:
             stopped = "futile"
             break
     frame = pl.concat(parts) if len(parts) > 1 else parts[0]
@@ -344,9 +358,13 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
             rate = clustered_rate(per_deal * players, players, fair, confidence)
             gaps.append({"hero": hero, "field": below, "games": len(per_deal) * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"], "confidence": confidence})
+        spare = 0.0  # seconds the weaker tiers left unspent: a slow tier gets what a fast one did not need
         for name in tiers:
+            seconds = None if tier_seconds is None else tier_seconds + spare
             edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
-                                   tier_seconds, advance))
+                                   seconds, advance))
+            if seconds is not None:
+                spare = max(0.0, seconds - edges[-1]["seconds"])
             advance(count[name] - edges[-1]["games"])  # a tier that stopped early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
                "seed": seed, "gaps": gaps, "first_seat_edge": edges,
@@ -490,10 +508,13 @@ def _looks_said(profile: dict) -> str:
                 "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under "
                 "5%." + futile + design)
     first = sorted({e["looks"][0] for e in timed})
-    return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at its first look ("
+    return (f"each tier had {timed[0]['seconds_budget']:g} s, and the seconds the weaker tiers before it left "
+            "unspent, and a game cap; it is judged at its first look ("
             + " or ".join(f"{n:,}" for n in first) + " games: a search tier, which thinks at every decision, "
             f"looks sooner) and every doubling up to its cap, each time with {interval} at 1 - 0.05/K for "
-            f"its K looks ({_level(edges)}, Bonferroni), and stops at the first look that settles it or the first "
+            f"the K looks that can settle it ({_level(edges)}, Bonferroni"
+            + (f"; on duplicate deals only a look at {MIN_DEALS} deals or more can" if duplicate else "")
+            + "), and stops at the first look that settles it or the first "
             "after its time is spent, so stopping early or for time keeps the chance of a wrong call under 5%."
             + futile + design + " The game counts depend on this machine's speed; a tier's N games are the seed's "
             "first N" + (" games of duplicate deals (simcore.run(..., duplicate=True) plays them)" if duplicate

@@ -187,6 +187,21 @@ def test_a_search_tier_looks_sooner_under_a_time_budget():
         64, 128, 256, 512, 1_024, 2_048, 4_096, 8_000]
 
 
+def test_a_timed_duplicate_tier_looks_before_100_deals_but_only_settles_after():
+    """A timed search:d=96 tier on duplicate deals, 4 players: its looks start at 64 games (16 deals:
+    seconds, where 100 deals take minutes in a slow game), but only the looks at 100 deals or more
+    can settle it, so only they share the 5%.  With no time at all it stops at its first look,
+    unsettled, whatever its interval says."""
+    game = get_game("bird-weather")
+    setup = game.setup(4, game.variant())
+    edge = skill.tier_edge(game, setup, game.variant(), "search:d=96", 1, 1_000, None, False, seconds=0.0)
+    assert edge["design"] == "duplicate" and edge["looks"] == [64, 128, 256, 512, 1_000]
+    assert edge["confidence"] == pytest.approx(1 - 0.05 / 2)  # 512 and 1,000 games can settle it
+    assert edge["games"] == 64 and edge["deals"] == 16 and edge["stopped"] == "time" and not edge["settled"]
+    untimed = skill.tier_edge(game, setup, game.variant(), "random", 1, 100, None, False)
+    assert untimed["looks"] == [400] and untimed["budget"] == 400  # untimed: the first look at 100 deals
+
+
 def test_the_chance_of_settling_is_high_far_from_the_threshold_and_low_on_it():
     """Predictive power from the games so far: an edge of -5 pp after 2,000 games (interval about
     +-2.5 pp) settles by 32,000 games almost surely; one on the threshold about half the time (either
@@ -270,6 +285,14 @@ def test_a_timed_gap_stops_at_the_first_block_that_settles_it():
     assert cautious["confidence"] == pytest.approx(1 - 0.05 / 5) and cautious["ci"][0] > 0.25
     header = skill.tables(profile)[0].headers[3]
     assert header == "win share % [99% CI]", header
+    # each tier's time is its own hour plus what the weaker tiers before it left unspent
+    edges = profile["first_seat_edge"]
+    assert edges[0]["seconds_budget"] == 3600
+    for weaker, stronger in zip(edges, edges[1:]):
+        assert stronger["seconds_budget"] == pytest.approx(
+            3600 + max(0.0, weaker["seconds_budget"] - weaker["seconds"]))
+    assert edges[-1]["seconds_budget"] > 3600 * 2  # every tier here took seconds of its hour
+    assert "and the seconds the weaker tiers before it left unspent" in skill._looks_said(profile)
 
 
 def test_a_card_game_tier_plays_duplicate_deals_judged_by_deal():
