@@ -358,13 +358,9 @@ def skill_profile(game, setup, variant, seed: int = 1, games: int = DEFAULT_GAME
             rate = clustered_rate(per_deal * players, players, fair, confidence)
             gaps.append({"hero": hero, "field": below, "games": len(per_deal) * players, "win_share": rate["rate"],
                          "ci": rate["ci"], "fair_share": fair, "p_value": rate["p_value"], "confidence": confidence})
-        spare = 0.0  # seconds the weaker tiers left unspent: a slow tier gets what a fast one did not need
         for name in tiers:
-            seconds = None if tier_seconds is None else tier_seconds + spare
             edges.append(tier_edge(game, setup, variant, name, seed, count[name], threads, progress, frames,
-                                   seconds, advance))
-            if seconds is not None:
-                spare = max(0.0, seconds - edges[-1]["seconds"])
+                                   tier_seconds, advance))
             advance(count[name] - edges[-1]["games"])  # a tier that stopped early leaves the bar sooner
     profile = {"tiers": tiers, "labels": {name: game.strategy_label(name) for name in tiers}, "players": players,
                "seed": seed, "gaps": gaps, "first_seat_edge": edges,
@@ -508,8 +504,7 @@ def _looks_said(profile: dict) -> str:
                 "(0.05 over the five looks, Bonferroni), so stopping early keeps the chance of a wrong call under "
                 "5%." + futile + design)
     first = sorted({e["looks"][0] for e in timed})
-    return (f"each tier had {timed[0]['seconds_budget']:g} s, and the seconds the weaker tiers before it left "
-            "unspent, and a game cap; it is judged at its first look ("
+    return (f"each tier had {timed[0]['seconds_budget']:g} s and a game cap; it is judged at its first look ("
             + " or ".join(f"{n:,}" for n in first) + " games: a search tier, which thinks at every decision, "
             f"looks sooner) and every doubling up to its cap, each time with {interval} at 1 - 0.05/K for "
             f"the K looks that can settle it ({_level(edges)}, Bonferroni"
