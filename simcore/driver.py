@@ -95,15 +95,13 @@ def check_output_path(out: Path) -> None:
 
 def run_config(game, setup, lineup, variant, seed: int, games: int, precision: float | None = None,
                start: int = 0) -> dict:
-    """Everything that decides a run's rows: a resumed run must match it exactly.  ``start`` (the
-    first game index, DUPLICATE for duplicate deals) is written only where it is not 0, so a run
-    from game 0 keeps the configuration it always had."""
+    """Everything that decides a run's rows: a resumed run must match it exactly (``start``, the
+    first game index, only where it is not 0: a run from game 0 keeps the configuration it had)."""
     config = {"schema": SCHEMA_VERSION, "version": __version__, "engine": FINGERPRINT, "game": game.name,
               "players": setup.players, "seed": seed, "games": games, "precision": precision,
               "strategies": list(lineup.names), "variant": variant.to_dict(), "rules": setup_digest(setup),
               "plugins": [{"file": Path(p).name, "sha256": file_digest(p)} for p in lineup.plugins]}
-    if start:
-        config["start"] = start
+    config.update({"start": start} if start else {})
     return config
 
 
@@ -120,8 +118,7 @@ def run_metadata(game, setup, lineup, variant, seed: int, games: int, config: di
         "config": config,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **game.metadata(setup),
-        # where the games start when not at 0; "design" says the rows are duplicate deals, whose
-        # figures are judged by deal (analysis/duplicate.py)
+        # duplicate deals' figures are judged by deal (analysis/duplicate.py)
         **({"start": config["start"]} if config.get("start") else {}),
         **({"design": "duplicate"} if config.get("start", 0) >= DUPLICATE else {}),
     }
@@ -181,11 +178,9 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
     """Simulate games 0..games-1 of run ``seed``; write them to the run folder ``out``
     (``simcore.parts``) or return them.
 
-    ``start`` (without ``precision``) plays games start..start+games-1 instead: the same rows
-    those games have in a run from 0, so that a caller can grow a run in steps (the studio's live
-    what-if), or play duplicate deals (``start=DUPLICATE``: ``whatif`` and ``sweep``); a run to
-    ``out`` records it in its configuration (``meta["start"]``, and ``meta["design"]`` is
-    "duplicate" from DUPLICATE on); ``checkpoints`` count games from ``start``.
+    ``start`` (without ``precision``) plays games start..start+games-1 instead, the rows they have
+    in any run: a run grown in steps (the studio), or duplicate deals (``start=DUPLICATE``, then
+    ``meta["design"]`` is "duplicate"); ``meta["start"]`` records it; ``checkpoints`` count from it.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
     stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval
