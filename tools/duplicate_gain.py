@@ -14,7 +14,9 @@ Two more designs, measured the same way (the same games both ways, one observati
     python tools/duplicate_gain.py --whatif examples/variants/bird-weather-no-reversal.toml \
         --tier heuristic --game bird-weather --players 4 --games 40000
 
-``--rung HERO:FIELD``: a ladder rung (the hero once in each seat on the same deals,
+``--tournament A,B``: a tournament's design (every seating of the strategies that mixes them, on
+the same deals: analysis/tournament.py), A's mean share per seat it holds, one observation a
+deal, ``--games`` games in all both ways.  ``--rung HERO:FIELD``: a ladder rung (the hero once in each seat on the same deals,
 analysis/ladder.py), on ``--games / players`` independent deals against ``--games / players**2``
 duplicate deals.  ``--whatif VARIANT``: the change in seat 1's share from the published rules to
 the variant on the same deals, ``--games`` games an arm, independent against duplicate.
@@ -46,8 +48,9 @@ def main() -> None:
     parser.add_argument("--out", help="JSON file of the figures")
     parser.add_argument("--rung", help="HERO:FIELD: measure a ladder rung instead (module docstring)")
     parser.add_argument("--whatif", help="a variant file: measure the paired what-if change instead")
+    parser.add_argument("--tournament", help="A,B: measure a tournament's design instead (module docstring)")
     args = parser.parse_args()
-    if args.rung or args.whatif:
+    if args.rung or args.whatif or args.tournament:
         paired(args)
         return
 
@@ -105,7 +108,26 @@ def paired(args) -> None:
                           start=start).frame
         return per_deal(frame[f"share_{seat}"].to_numpy(), 1).ravel()  # exact shares, game by game
 
-    if args.rung:
+    if args.tournament:
+        import itertools
+
+        names = args.tournament.split(",")
+        hero = names[0]
+        seatings = [list(s) for s in itertools.product(names, repeat=players) if hero in s and len(set(s)) > 1]
+        deals = args.games // (players * len(seatings))  # duplicate deals; players times as many independent
+
+        def tournament(start: int, n: int) -> np.ndarray:
+            # the hero's mean share per seat it holds, over every seating with the hero and another player
+            total = np.zeros(n)
+            for seating in seatings:
+                seats = [s for s, name in enumerate(seating) if name == hero]
+                total += sum(shares(game.variant(), seating, start, n, s) for s in seats) / len(seats)
+            return total / len(seatings)
+
+        independent = tournament(0, deals * players)
+        duplicate = tournament(DUPLICATE, deals * players).reshape(deals, players).mean(axis=1)
+        what = f"tournament {args.tournament} ({len(seatings)} mixed seatings): {hero}'s share"
+    elif args.rung:
         hero, field = args.rung.split(":")
         deals = args.games // players ** 2  # duplicate deals; players times as many independent ones
 
