@@ -21,8 +21,8 @@ from pathlib import Path
 from analysis import stats
 from analysis.summary import fixed_width, fmt_settings, games_phrase
 from analysis.whatif import (DEFAULT_GAMES, PERCENT_KINDS, WHATIF_HEADERS, adjust, common_fields, compare, describe,
-                             design_for, design_note, estimate, fmt_value, headline_figures, moments, prepare_runs,
-                             runs_games, simulated, variant_table, where_from)
+                             design_for, design_note, design_said, estimate, fmt_value, headline_figures, moments,
+                             prepare_runs, simulated, variant_table, where_from)
 from simcore.errors import BalanceError
 
 MAX_POINTS = 41  # a sweep is for a curve, not a grid search: 41 points already take 41 runs
@@ -113,8 +113,7 @@ def sweep(game_name: str, spec: str, players: int = 4, games: int = DEFAULT_GAME
         name = f"{key} = {value}" if base_path is None else f"{base.name}, {key} = {value}"
         variants.append(replace(variant, name=name))
     lineup = prepare_runs(game, players, strategies_spec, games, seed, threads, out)
-    design = design_for(game, players, games, design)
-    games = runs_games(games, players, design)
+    design, games = design_for(game, players, games, design)
     with simulated(game, players, variants, lineup, seed, games, threads, progress, design) as (paths, metas, columns):
         figures = [f for f in headline_figures(metas, columns) if f.kind in SWEPT_KINDS]
         points = []
@@ -189,9 +188,7 @@ def _header(document: dict) -> list[str]:
     on = "the published rules" if base["source"] is None else f"{base['name']} ({where_from(base)}; changes: " \
                                                               f"{fmt_settings(base['settings'])})"
     return [f"{document['title']} ({document['game']}): {document['players']} players, "
-            f"{games_phrase(document['games'])} per point"
-            + (" (duplicate deals)" if document.get("design") == "duplicate" else "")
-            + f", seed {document['seed']}, strategies {', '.join(document['strategies'])}",
+            f"{games_phrase(document['games'])} per point{design_said(document)}, seed {document['seed']}, strategies {', '.join(document['strategies'])}",
             f"sweep of {document['key']} = {', '.join(map(str, document['values']))} on {on}"]
 
 
@@ -229,7 +226,7 @@ def format_text(document: dict) -> str:
         out += fixed_width([document["key"], "value [95% CI]"], point_rows(document, [figure]))
     out += ["", f"from {document['key']} = {document['range_change']['from']} to "
                 f"{document['range_change']['to']}, paired by game index"
-                + (" and clustered by deal:" if document.get("design") == "duplicate" else ":")]
+                f"{design_said(document, '', ' and clustered by deal')}:"]
     out += fixed_width(range_headers(document), variant_table(document["range_change"]["figures"]))
     out += [""] + range_notes(document)
     return "\n".join(out) + "\n"
@@ -314,11 +311,10 @@ def report_blocks(document: dict) -> list:
                                              f"version: {document['version']}"]))
     blocks.append(Paragraph("Every point plays the same games (the same seed and game indices), so the curves "
                             "move together and their shape is more certain than the bands suggest. Bands and "
-                            "brackets are 95% intervals: " + (
-                                "delta-method normal, clustered by deal (duplicate deals: the deals are the "
-                                "sampling unit), for every figure." if document.get("design") == "duplicate" else
-                                "Wilson for the first seat's edge, delta-method normal (games as the sampling "
-                                "unit) for rates and game length.")))
+                            "brackets are 95% intervals: " + design_said(
+                                document, "Wilson for the first seat's edge, delta-method normal (games as the "
+                                "sampling unit) for rates and game length.", "delta-method normal, clustered by deal "
+                                "(duplicate deals: the deals are the sampling unit), for every figure.")))
     blocks += [Heading(2, title), Table([document["key"]] + [f"{f['label']} ({f['unit']}) [95% CI]" for f in figures],
                                         point_rows(document, figures))]
     for stem, title, ylabel, figures in groups[1:]:

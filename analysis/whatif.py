@@ -391,30 +391,29 @@ def check_run_options(games: int, seed: int, threads: int | None) -> None:
 DESIGNS = ("duplicate", "independent")
 
 
-def design_for(game, players: int, games: int, design: str | None) -> str:
-    """The design the runs play: ``design`` as asked ("duplicate" or "independent"), or by default
-    duplicate deals where the game's chance can turn with the hands and the runs hold at least
-    MIN_DEALS deals (a clustered interval needs deals: analysis/duplicate.py), else independent
-    games.  An impossible choice is refused in one line."""
-    from analysis.duplicate import MIN_DEALS
+def design_for(game, players: int, games: int, design: str | None) -> tuple[str, int]:
+    """The design the runs play and the games each plays: ``design`` as asked ("duplicate" or
+    "independent"), or by default duplicate deals where the game's chance can turn with the hands
+    and the runs hold at least MIN_DEALS deals (a clustered interval needs deals:
+    analysis/duplicate.py), else independent games; on duplicate deals ``games`` is rounded up to
+    whole deals.  An impossible choice is refused in one line."""
+    from analysis.duplicate import MIN_DEALS, whole_deals
 
     if design is None:
-        return "duplicate" if game.duplicate_deals and games >= MIN_DEALS * players else "independent"
-    if design not in DESIGNS:
+        design = "duplicate" if game.duplicate_deals and games >= MIN_DEALS * players else "independent"
+    elif design not in DESIGNS:
         raise BalanceError(f"the design must be duplicate or independent, not {design!r}")
     if design == "duplicate" and not game.duplicate_deals:
         raise BalanceError(f"--duplicate: {game.name} cannot play duplicate deals: {game.duplicate_deals_refused}")
     if design == "duplicate" and games < MIN_DEALS * players:
         raise BalanceError(f"--duplicate needs at least {MIN_DEALS} deals, {MIN_DEALS * players:,} games at "
                            f"{players} players, not {games:,}: its intervals are clustered by deal")
-    return design
+    return design, whole_deals(games, players) if design == "duplicate" else games
 
 
-def runs_games(games: int, players: int, design: str) -> int:
-    """The games each run plays: ``games``, rounded up to whole deals on duplicate deals."""
-    from analysis.duplicate import whole_deals
-
-    return whole_deals(games, players) if design == "duplicate" else games
+def design_said(document: dict, independent: str = "", duplicate: str = " (duplicate deals)") -> str:
+    """A phrase for the document's design: ``duplicate`` on duplicate deals, else ``independent``."""
+    return duplicate if document.get("design") == "duplicate" else independent
 
 
 def prepare_runs(game, players: int, strategies_spec: str | None, games: int, seed: int, threads: int | None,
@@ -489,8 +488,7 @@ def whatif(game_name: str, variant_paths: list, players: int = 4, games: int = D
     for variant in variants:
         game.setup(players, variant)  # an impossible deck is refused now, not after the baseline ran
     lineup = prepare_runs(game, players, strategies_spec, games, seed, threads, out)
-    design = design_for(game, players, games, design)
-    games = runs_games(games, players, design)
+    design, games = design_for(game, players, games, design)
     with simulated(game, players, variants, lineup, seed, games, threads, progress, design) as (paths, metas, columns):
         return compared_document(paths, metas, columns, variants, players, games, seed, lineup, confidence)
 
@@ -648,9 +646,7 @@ def method_notes(document: dict) -> list[str]:
 
 def format_text(document: dict) -> str:
     out = [f"{document['title']} ({document['game']}): {document['players']} players, "
-           f"{games_phrase(document['games'])} per run"
-           + (" (duplicate deals)" if document.get("design") == "duplicate" else "")
-           + f", seed {document['seed']}, strategies {', '.join(document['strategies'])}",
+           f"{games_phrase(document['games'])} per run{design_said(document)}, seed {document['seed']}, strategies {', '.join(document['strategies'])}",
            f"baseline: {document['baseline']['name']} (changes: {fmt_settings(document['baseline']['settings'])})"]
     out += [variant_line(n, v) for n, v in enumerate(document["variants"], start=1)]
     found = document.get("verdict") or verdict(document)
@@ -660,7 +656,7 @@ def format_text(document: dict) -> str:
         out += [f"!!   - {note}" for note in document["assumed"]]
     for number, variant in enumerate(document["variants"], start=1):
         out += ["", f"variant {number} ({variant['name']}) against the baseline, paired by game index"
-                + (" and clustered by deal:" if document.get("design") == "duplicate" else ":")]
+                    f"{design_said(document, '', ' and clustered by deal')}:"]
         out += fixed_width(WHATIF_HEADERS, variant_table(variant["figures"]))
     out += [""] + method_notes(document)
     return "\n".join(out) + "\n"
@@ -796,7 +792,7 @@ def report_blocks(document: dict) -> list:
         f"game: {document['title']} ({document['game']})", f"players: {document['players']}",
         f"strategies: {', '.join(document['strategies'])}",
         f"games: {document['games']:,} per run (the same game indices in every run"
-        + (", duplicate deals)" if document.get("design") == "duplicate" else ")"),
+        f"{design_said(document, '', ', duplicate deals')})",
         f"seed: {document['seed']}", f"version: {document['version']}",
         f"baseline: {document['baseline']['name']} (changes: {fmt_settings(document['baseline']['settings'])})",
         *[variant_line(n, v) for n, v in enumerate(document["variants"], start=1)],

@@ -119,7 +119,6 @@ def run_metadata(game, setup, lineup, variant, seed: int, games: int, config: di
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **game.metadata(setup),
         # duplicate deals' figures are judged by deal (analysis/duplicate.py)
-        **({"start": config["start"]} if config.get("start") else {}),
         **({"design": "duplicate"} if config.get("start", 0) >= DUPLICATE else {}),
     }
 
@@ -180,7 +179,8 @@ def run_games(game, setup, lineup, variant, seed: int, games: int, *, chunk_size
 
     ``start`` (without ``precision``) plays games start..start+games-1 instead, the rows they have
     in any run: a run grown in steps (the studio), or duplicate deals (``start=DUPLICATE``, then
-    ``meta["design"]`` is "duplicate"); ``meta["start"]`` records it; ``checkpoints`` count from it.
+    ``meta["design"]`` is "duplicate"); ``meta["config"]["start"]`` records it; ``checkpoints``
+    count from it.
 
     With ``precision`` (a fraction: 0.005 = 0.5 percentage points) ``games`` is a cap: the run
     stops at the first checkpoint (``precision_checkpoints``) where every seat's 95% interval

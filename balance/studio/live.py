@@ -194,10 +194,11 @@ class Studio:
         if cap < STAGE_FIRST:
             raise BalanceError(f"--games must be at least {STAGE_FIRST:,} (the first look), not {cap}")
         from analysis.duplicate import whole_deals
+        from analysis.whatif import design_for
 
         self.players, self.seed, self.cap, self.threads = players, seed, cap, threads
-        # the design of every comparison: duplicate deals where the game's chance turns with the hands
-        self.design = "duplicate" if self.game.duplicate_deals else "independent"
+        # the design of every comparison, as whatif's default for the first look's games
+        self.design = design_for(self.game, players, STAGE_FIRST, None)[0]
         deal = players if self.design == "duplicate" else 1
         self.looks = sorted({whole_deals(n, deal) for n in stages(cap)})
         self.opening_games, self.opening_search_games, self.cards_games = opening_games, opening_search_games, cards_games
