@@ -142,26 +142,43 @@ def install_group_locator() -> None:
 
     class GroupCacheLocator(base):
         def __init__(self, py_func, py_file):
-            super().__init__(py_func, py_file)
+            py_file = home_file(py_func, py_file)
+            super().__init__(py_func, py_file)  # NUMBA_CACHE_DIR: a plug-in build's copy, a test's game
             if _random_build(py_file):  # beside the copy, in the folder its group fingerprint names
                 self._cache_path = os.path.join(os.path.dirname(py_file), "__pycache__")
-            else:
+            elif _in_packages(py_file):
                 self._cache_path = os.path.join(group_cache_dir(py_file), self.get_suitable_cache_subpath(py_file))
+            if os.path.abspath(py_func.__code__.co_filename) != os.path.abspath(py_file):
+                # an entry point written once (simcore/play.py): Numba names its cache files after
+                # the file its code is in, the same for every module it runs in, and each module's
+                # must have files of its own (their keys name the module's own types)
+                self._cache_path = os.path.join(self._cache_path, Path(py_file).stem)
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if _random_build(py_file):
-                return super().from_function(py_func, py_file)
-            try:
-                Path(py_file).resolve().relative_to(ROOT)
-            except (ValueError, OSError):
-                return None
-            if Path(py_file).resolve().relative_to(ROOT).parts[0] not in PACKAGES:
-                return None
-            return super().from_function(py_func, py_file)
+            home = home_file(py_func, py_file)
+            if home != py_file or _random_build(home) or _in_packages(home):
+                return super().from_function(py_func, home)
+            return None  # Numba's own locators
 
     if not any(getattr(c, "__name__", "") == "GroupCacheLocator" for c in impl._locator_classes):
         impl._locator_classes = [GroupCacheLocator, *impl._locator_classes]
+
+
+def home_file(py_func, py_file) -> str:
+    """The file of the module a compiled function runs in: its own source file, except for the
+    entry points written once for every game (simcore/play.py ``entry_points``), which run in a
+    game's kernel module and are cached with it (that module's group, its source stamp)."""
+    home = getattr(py_func, "__globals__", {}).get("__file__")
+    return home if home else py_file
+
+
+def _in_packages(py_file) -> bool:
+    """Whether a source file is one of the project's packages' (``PACKAGES``)."""
+    try:
+        return Path(py_file).resolve().relative_to(ROOT).parts[0] in PACKAGES
+    except (ValueError, OSError, IndexError):
+        return False
 
 
 def _random_build(py_file) -> bool:

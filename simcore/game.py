@@ -208,6 +208,11 @@ class Game:
         withheld by ``cards --cause``)."""
         return True
 
+    one_contract: bool = False
+    """Whether the game's kernel module keeps the one contract of simcore/play.py (a scratch
+    ``State``, ``play_game`` on it and the shared entry points); the games not moved to it yet
+    take their arrays one by one."""
+
     tally_outputs: tuple[int, ...] = ()
     """Which of ``chunk_outputs`` are tallies summed over the chunk's games rather than one row a
     game (simcore/threads.py gives each thread its own)."""
@@ -219,10 +224,15 @@ class Game:
         outputs) on games start..start+n-1, shared among ``--threads`` threads (simcore/threads.py)."""
         from simcore.threads import share_out
 
-        run = lineup.kernels.run_chunk
-
-        def share(first: int, last: int, into: tuple) -> None:
-            run(seed, keys, start, first, last, *inputs, lineup.ids, lineup.params, *into)
+        kernels = lineup.kernels
+        run = kernels.run_chunk
+        if self.one_contract:
+            def share(first: int, last: int, into: tuple) -> None:
+                run(kernels.new_state(inputs, False), (seed, keys), start, inputs, (lineup.ids, lineup.params), into,
+                    first, last)
+        else:
+            def share(first: int, last: int, into: tuple) -> None:
+                run(seed, keys, start, first, last, *inputs, lineup.ids, lineup.params, *into)
 
         share_out(share, n, outputs, self.tally_outputs)
 
@@ -268,7 +278,14 @@ class Game:
         ``seed``, drawn by the kernel's own deal (its ``deal_openings``) from the game's DEAL
         stream (so exactly the run's deal, whoever played it: no strategy draws from DEAL)."""
         hands = np.zeros((len(games), setup.players), dtype=np.uint64)
-        importlib.import_module(self.kernels_module).deal_openings(seed, games, setup.rules, hands)
+        kernels = importlib.import_module(self.kernels_module)
+        if self.one_contract:
+            from simcore.rng import seat_keys
+
+            inputs = self.kernel_inputs(setup)
+            kernels.deal_openings(kernels.new_state(inputs, False), (seed, seat_keys(seed)), games, inputs, hands)
+        else:
+            kernels.deal_openings(seed, games, setup.rules, hands)
         return hands
 
     def card_names(self, setup) -> list[str] | None:
@@ -400,8 +417,13 @@ class Game:
 
         buffers = self.log_buffers(setup, len(indices))
         status = np.zeros(len(indices), dtype=np.int8)
-        lineup.kernels.play_many_logged(seed, seat_keys(seed), indices, *self.kernel_inputs(setup), lineup.ids,
-                                        lineup.params, *buffers, status)
+        inputs = self.kernel_inputs(setup)
+        if self.one_contract:
+            lineup.kernels.play_many_logged(lineup.kernels.new_state(inputs, True), (seed, seat_keys(seed)), indices,
+                                            inputs, (lineup.ids, lineup.params), (*buffers, status))
+        else:
+            lineup.kernels.play_many_logged(seed, seat_keys(seed), indices, *inputs, lineup.ids, lineup.params,
+                                            *buffers, status)
         self.check_status(status, lineup, indices, seed)
         return [self.log_dict(setup, *(buffer[g] for buffer in buffers)) for g in range(len(indices))]
 

@@ -32,6 +32,7 @@ class LogDecider:
 
 
 class BirdWeather(Game, rules=bw):
+    one_contract = True
     events = (
         Event("reversals", "Reversal (lowest card wins)"),
         Event("zero_wins", "Zero win (all same tens)"),
@@ -197,12 +198,13 @@ class BirdWeather(Game, rules=bw):
         for s in range(p):  # before the kernel plays the cards out of hand_masks
             dealt[0, s] = hand_masks[s] | (np.uint64(1) << np.uint64(fd[s]) if fd[s] >= 0 else np.uint64(0))
         tricks = len(hands[0])
-        log = np.full((tricks, bw.LOG_WIDTH), -1, dtype=np.int64)
-        totals = np.zeros(bw.MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(bw.N_COUNTERS, dtype=np.int64)
-        status = lineup.kernels.play_scenario(hand_masks, fd, leader, tricks, setup.rules, setup.number,
-                                              setup.follow, lineup.ids, lineup.params, seed, seat_keys(seed),
-                                              script, script_picks, log, totals, counters)
+        inputs = self.kernel_inputs(setup)
+        state = lineup.kernels.new_state(inputs, True)
+        state.hands[:] = hand_masks
+        state.facedown[:] = fd  # the play loop takes them; ``fd`` stays as dealt
+        status = lineup.kernels.play_scenario(state, (seed, seat_keys(seed)), (leader, tricks), inputs,
+                                              (lineup.ids, lineup.params), (script, script_picks))
+        log, totals, counters = state.log, state.totals, state.counters
         if status == -2:
             self.check_status(np.array([status]), lineup, [0], seed)
         if status >= 0:

@@ -1,17 +1,22 @@
 """Trick-Take BIRD & WEATHER: the play loop that asks the strategies (compiled).
 
-Three entry points share one deal loop (``play_deal``):
+The game's side of the one contract (simcore/play.py): its scratch ``State``, ``play_game`` on
+it (a match of deals, each played by ``play_deal``), what a chunk's row and a logged game keep,
+the first deal, and one wrapper per entry point:
 
-    run_chunk      one thread's share of a chunk of games, one output row each
-    play_logged    one game of a run with its trick-by-trick log (replay, differential tests)
-    play_scenario  one deal from a given position with scripted plays (``balance play``)
+    run_chunk         one thread's share of a chunk of games, one output row each
+    play_many_logged  games of a run with their trick-by-trick logs (replay, differential tests)
+    play_scenario     one deal from a given position with scripted plays (``balance play``)
+    deal_openings     the first deal's hands of some games (card strength)
 
 A plug-in build re-executes this file with ``__strategies__`` set to a strategy
 module that includes the user's functions (simcore/plugins/).
 
-Chance comes from the game's DEAL stream (``streams``), which no strategy is handed; the
-strategy at seat s is handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py).
+Chance comes from the game's DEAL stream (``state.streams``), which no strategy is handed; the
+strategy at seat s is handed ``state.seat_streams[s]``, its own PLAY stream (simcore/rng.py).
 """
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -25,6 +30,7 @@ from simcore.games.bird_weather.rules import (
 )
 from simcore.registry import strategies_of
 from simcore.jit import kernel
+from simcore import play
 from simcore.play import FINISHED, STRATEGY_BROKE_RULES, withhold
 from simcore.rng import DEAL, N_STREAMS, rotate_seats, seed_game, seed_seats, seed_streams, step_below
 
@@ -37,6 +43,26 @@ random_card_of_seat = strategy.random_card_of_seat  # its pick, drawn in place f
 
 
 NO_SCRIPT = np.empty(0, dtype=np.int64)  # a compile-time constant: no allocation per game
+
+# One game's scratch arrays, made once a thread (``new_state``) and played on game after game.
+# ``opening``: the first deal's hands (face-down cards included); ``dealt``, ``facedowns``
+# (deal x seat) and the trick ``log`` have rows only in a state made for logged games.
+State = namedtuple("State", "streams seat_streams table hands facedown deck totals counters shares opening "
+                            "dealt facedowns log")
+
+
+@kernel(globals())
+def new_state(given, logged):
+    """A fresh state for the rules in force ``given`` (``logged``: with room for a whole log)."""
+    rules = given[0]
+    deals = rules[R_DEALS] if logged else 0
+    return State(np.empty(N_STREAMS, dtype=np.uint64), np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64),
+                 np.full(TABLE_WIDTH, -1, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                 np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64), np.empty(rules[R_DECK], dtype=np.int64),
+                 np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(N_COUNTERS, dtype=np.int64),
+                 np.zeros(MAX_PLAYERS, dtype=np.float64), np.zeros((1, MAX_PLAYERS), dtype=np.uint64),
+                 np.zeros((deals, MAX_PLAYERS), dtype=np.uint64), np.full((deals, MAX_PLAYERS), -1, dtype=np.int64),
+                 np.full((deals * rules[R_TRICKS], LOG_WIDTH), -1, dtype=np.int64))
 
 
 @kernel(globals(), inline="always")
@@ -101,17 +127,22 @@ def play_random_trick(table, hands, leader, n_players, follow, withheld, seat_st
 
 
 @kernel(globals(), inline="always")
-def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seat_streams,
-              counters, script, script_picks, log, log_row):
-    """Play the tricks of one deal from the position in ``table``/``hands``/``facedown`` (each
-    seat's unused face-down card, -1 if none: the strategies see only their own, in the table).
+def play_deal(state, leader, n_tricks, given, lineup, script, log_row):
+    """Play the tricks of one deal from the position in the state's ``table``/``hands``/``facedown``
+    (each seat's unused face-down card, -1 if none: the strategies see only their own, in the
+    table).
 
-    ``script``/``script_picks`` hold scripted plays (deck indices) and face-down
-    picks (seats) used in order before the strategies decide; a scripted decision
-    that breaks the rules stops the deal and its step number is returned.
-    ``log`` receives one row per trick from ``log_row`` on when it has rows.  A deal draws no
-    chance: ``seat_streams[s]`` is what seat s's strategy is handed (its own PLAY stream).
+    ``script`` = (plays, picks): scripted plays (deck indices) and face-down picks (seats) used
+    in order before the strategies decide; a scripted decision that breaks the rules stops the
+    deal and its step number is returned.  The state's ``log`` receives one row per trick from
+    ``log_row`` on when it has rows.  A deal draws no chance: ``seat_streams[s]`` is what seat s's
+    strategy is handed (its own PLAY stream).
     """
+    table, hands, facedown, counters, log = state.table, state.hands, state.facedown, state.counters, state.log
+    seat_streams = state.seat_streams
+    rules, number, follow = given
+    strategies, params = lineup
+    script, script_picks = script
     n_players = rules[R_PLAYERS]
     seen = np.uint64(0)
     for s in range(n_players):
@@ -222,20 +253,23 @@ def play_deal(table, hands, facedown, leader, n_tricks, rules, number, follow, s
     return FINISHED
 
 
-# without reference counts: called once a game with twenty-odd arrays, each would take and give
-# back a reference count (NRT_incref/NRT_decref) at the call.  Not inlined into run_chunk: the
-# parallel loop's passes over the whole game made the stock play loop compile in 134 s against
+# without reference counts: called once a game with a state of a dozen arrays, each would take and
+# give back a reference count (NRT_incref/NRT_decref) at the call.  Not inlined into the chunk
+# loop: the loop's passes over a whole inlined game made the play loop compile in 134 s against
 # 75 s, and games played as fast or faster (random 0.179 s vs 0.188 s, heuristic 0.110 s vs
 # 0.161 s, one thread; BENCHMARKS.md, "The first command")
 @kernel(globals(), refcounts=False)
-def play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table, hands,
-              facedown, deck, totals, counters, opening, opening_row, dealt, facedowns, log):
-    """One full game (a match of R_DEALS deals) of run ``seed``; returns its status and fills totals/counters,
-    ``opening[opening_row]`` (the first deal's hands incl. face-down cards) and, where they have
-    room (logged games), ``dealt`` and ``facedowns`` (deal x seat) and the trick ``log``.
-    ``keys``: ``seat_keys(seed)``, which seeds the seats' PLAY streams."""
+def play_game(state, run, index, given, lineup):
+    """Game ``index`` (a match of R_DEALS deals) of ``run`` = (seed, keys); returns its status and
+    fills the state's totals, counters, ``opening`` (the first deal's hands incl. face-down cards)
+    and, where they have room (a logged state), ``dealt``, ``facedowns`` and the trick ``log``."""
+    rules, number, follow = given
+    strategies, params = lineup
+    streams, seat_streams, table, hands, facedown = state.streams, state.seat_streams, state.table, state.hands, \
+        state.facedown
+    totals, counters, dealt, facedowns = state.totals, state.counters, state.dealt, state.facedowns
     n_players = rules[R_PLAYERS]
-    seed_game(streams, seat_streams, seed, keys, index)
+    seed_game(streams, seat_streams, run[0], run[1], index)
     for s in range(n_players):
         totals[s] = 0
     for c in range(N_COUNTERS):
@@ -246,10 +280,10 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
             table[T_TOTAL + s] = totals[s]
             table[T_FACEDOWN + s] = FACEDOWN_NONE
             facedown[s] = FACEDOWN_NONE
-        deal_hands(streams, rules, deck, hands)
+        deal_hands(streams, rules, state.deck, hands)
         for s in range(n_players):
             if d == 0:
-                opening[opening_row, s] = hands[s]
+                state.opening[0, s] = hands[s]
             if d < dealt.shape[0]:
                 dealt[d, s] = hands[s]
         if rules[R_FACEDOWN] != 0:
@@ -265,8 +299,8 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
                 table[T_FACEDOWN + s] = FACEDOWN_HIDDEN
                 if d < facedowns.shape[0]:
                     facedowns[d, s] = card
-        status = play_deal(table, hands, facedown, d % n_players, rules[R_TRICKS], rules, number, follow, strategies,
-                           params, seat_streams, counters, NO_SCRIPT, NO_SCRIPT, log, d * rules[R_TRICKS])
+        status = play_deal(state, d % n_players, rules[R_TRICKS], given, lineup, (NO_SCRIPT, NO_SCRIPT),
+                           d * rules[R_TRICKS])
         if status != FINISHED:
             return status
         for s in range(n_players):
@@ -274,100 +308,61 @@ def play_game(seed, keys, index, rules, number, follow, strategies, params, stre
     return FINISHED
 
 
-# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
-# threads (and the writer threads compress and write the last chunk meanwhile)
-@kernel(globals(), nogil=True)
-def run_chunk(seed, keys, start, first, last, rules, number, follow, strategies, params,
-              scores_out, shares_out, counters_out, hands_out, status_out):
-    """Games start+first..start+last-1 of run ``seed`` into rows first..last-1 of the outputs.
-    ``status_out[g]`` is FINISHED, or STRATEGY_BROKE_RULES for a plug-in's illegal decision.
-
-    Each game's randomness depends only on (seed, game index) (``keys`` = ``seat_keys(seed)``),
-    and every game writes only its own row, so the result is the same for any thread count or
-    chunking.
-    """
-    n_players = rules[R_PLAYERS]
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
-    deck = np.empty(rules[R_DECK], dtype=np.int64)
-    totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    dealt = np.empty((0, MAX_PLAYERS), dtype=np.uint64)
-    facedowns = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-    for g in range(first, last):
-        status_out[g] = play_game(seed, keys, start + g, rules, number, follow, strategies, params, streams,
-                                  seat_streams, table, hands, facedown, deck, totals, counters, hands_out, g,
-                                  dealt, facedowns, log)
-        match_shares(totals, n_players, shares)
-        for s in range(n_players):
-            scores_out[g, s] = totals[s]
-            shares_out[g, s] = shares[s]
-        for c in range(N_COUNTERS):
-            counters_out[g, c] = counters[c]
+@kernel(globals(), inline="always")
+def keep_row(state, given, outputs, g):
+    """A played game's row ``g`` of a chunk: scores, match shares, counters, first hands."""
+    scores_out, shares_out, counters_out, hands_out = outputs[0], outputs[1], outputs[2], outputs[3]
+    n_players = given[0][R_PLAYERS]
+    shares = state.shares
+    match_shares(state.totals, n_players, shares)
+    for s in range(n_players):
+        scores_out[g, s] = state.totals[s]
+        shares_out[g, s] = shares[s]
+        hands_out[g, s] = state.opening[0, s]
+    for c in range(N_COUNTERS):
+        counters_out[g, c] = state.counters[c]
 
 
-@kernel(globals())
-def play_logged(seed, keys, index, rules, number, follow, strategies, params, log, dealt, facedowns, totals,
-                counters):
-    """Game ``index`` of run ``seed`` with its full log (what ``balance replay`` prints)."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    facedown = np.full(MAX_PLAYERS, FACEDOWN_NONE, dtype=np.int64)
-    deck = np.empty(rules[R_DECK], dtype=np.int64)
-    opening = np.zeros((1, MAX_PLAYERS), dtype=np.uint64)
-    # opening_row as int64, not the literal 0: play_game then has run_chunk's signature and is
-    # compiled once, not twice (it holds the whole play loop and every strategy's dispatch)
-    return play_game(seed, keys, index, rules, number, follow, strategies, params, streams, seat_streams, table,
-                     hands, facedown, deck, totals, counters, opening, np.int64(0), dealt, facedowns, log)
+@kernel(globals(), inline="always")
+def keep_log(state, given, buffers, k):
+    """A logged game's log into row ``k`` of the buffers (``Game.log_buffers``), and the state's
+    log rows cleared for the next game."""
+    logs, dealt, facedowns, totals, counters = buffers[0], buffers[1], buffers[2], buffers[3], buffers[4]
+    logs[k, :, :] = state.log
+    dealt[k, :, :] = state.dealt
+    facedowns[k, :, :] = state.facedowns
+    totals[k, :] = state.totals
+    counters[k, :] = state.counters
+    state.log[:, :] = -1
+    state.dealt[:, :] = 0
+    state.facedowns[:, :] = -1
 
 
-@kernel(globals())
-def play_many_logged(seed, keys, indices, rules, number, follow, strategies, params, logs, dealt, facedowns,
-                     totals, counters, status):
-    """play_logged for many games at once (differential tests): arrays gain a leading game axis."""
-    for k in range(indices.shape[0]):
-        status[k] = play_logged(seed, keys, indices[k], rules, number, follow, strategies, params, logs[k], dealt[k],
-                                facedowns[k], totals[k], counters[k])
-
-
-@kernel(globals())
-def play_scenario(hands, facedown, leader, n_tricks, rules, number, follow, strategies, params, seed, keys,
-                  script, script_picks, log, totals, counters):
-    """One deal from a given position; returns FINISHED, STRATEGY_BROKE_RULES or the illegal scripted step.
-    The strategies draw from the seats' PLAY streams of game 0 of run ``seed`` (``keys`` =
-    ``seat_keys(seed)``); the deal itself draws nothing."""
-    n_players = rules[R_PLAYERS]
-    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-    seed_seats(seat_streams, keys, 0)
-    table = np.full(TABLE_WIDTH, -1, dtype=np.int64)
+@kernel(globals(), inline="always")
+def play_position(state, run, position, given, lineup, script):
+    """A deal from the position in the state (its ``hands`` and ``facedown``), ``position`` =
+    (leader, tricks left); the deal's scores go to the state's ``totals``.  The strategies draw
+    from the seats' PLAY streams of game 0 of the run; the deal itself draws nothing."""
+    rules = given[0]
+    seed_seats(state.seat_streams, run[1], 0)
+    table = state.table
     table[T_DEAL] = 0
-    cards = facedown.copy()  # the play loop takes them; the caller's array stays as dealt
-    for s in range(n_players):
-        table[T_FACEDOWN + s] = FACEDOWN_HIDDEN if cards[s] >= 0 else FACEDOWN_NONE
+    for s in range(rules[R_PLAYERS]):
+        table[T_FACEDOWN + s] = FACEDOWN_HIDDEN if state.facedown[s] >= 0 else FACEDOWN_NONE
         table[T_TOTAL + s] = 0
-    status = play_deal(table, hands, cards, leader, n_tricks, rules, number, follow, strategies, params,
-                       seat_streams, counters, script, script_picks, log, 0)
-    for s in range(n_players):
-        totals[s] = table[T_SCORE + s]
+    status = play_deal(state, position[0], position[1], given, lineup, script, 0)
+    for s in range(rules[R_PLAYERS]):
+        state.totals[s] = table[T_SCORE + s]
     return status
 
 
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (the face-down card
-    included), dealt by the play loop's own ``deal_hands``: it is the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    deck = np.empty(rules[R_DECK], dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
-        deal_hands(streams, rules, deck, hands)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
+@kernel(globals(), inline="always")
+def deal_first(state, run, index, given):
+    """Game ``index``'s first deal into the state's ``hands`` (the face-down cards among them)."""
+    rules = given[0]
+    seed_streams(state.streams, run[0], index, rules[R_PLAYERS])
+    deal_hands(state.streams, rules, state.deck, state.hands)
+
+
+# the entry points, written once for every game (simcore/play.py)
+run_chunk, play_many_logged, play_scenario, deal_openings = play.entry_points(globals())
