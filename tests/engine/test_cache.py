@@ -61,3 +61,37 @@ def test_each_game_compiles_into_a_folder_of_its_own():
     # a file outside the project (a plug-in build's copy) is left to NUMBA_CACHE_DIR
     assert locator.from_function(test_each_game_compiles_into_a_folder_of_its_own, __file__) is None
     assert cache.group_cache_dir(cache.ROOT / "strategies" / "chimera.py").name.startswith("numba-chimera-")
+
+
+def test_the_entry_points_written_once_are_cached_with_each_game_that_runs_them():
+    """The entry points of simcore/play.py run in each game's kernel module (``entry_points``):
+    each is cached in that game's folder, in files of its own module, and what a run compiled is
+    in the cache for the next process.  A compiled function that holds the address of another (a
+    function handed over as a value) cannot be cached: Numba would compile the whole play loop
+    again in every process, and this would fail."""
+    import importlib
+
+    from simcore import cache
+    from simcore.registry import get_game, game_names
+
+    moved = [name for name in game_names() if get_game(name).one_contract]
+    assert "bird-weather" in moved
+    for name in moved:
+        game = get_game(name)
+        players = game.player_counts[0]
+        setup = game.setup(players, game.variant())
+        lineup = game.lineup(game.strong_strategy, players)
+        game.run_chunk(setup, lineup, 3, 0, 20)
+        game.take_tallies()
+        game.kernel_logs(setup, lineup, 3, range(2))
+        kernels = importlib.import_module(game.kernels_module)
+        assert lineup.kernels is kernels
+        for entry in ("run_chunk", "play_many_logged"):
+            function = getattr(kernels, entry)
+            folder = function.stats.cache_path
+            assert folder.endswith("/" + kernels.__name__.rsplit(".", 1)[-1]), (name, entry, folder)
+            if cache._in_packages(kernels.__file__):
+                assert folder.startswith(str(cache.group_cache_dir(kernels.__file__))), (name, folder)
+            target = function.targetctx
+            for signature in function.signatures:
+                assert function._cache.load_overload(signature, target) is not None, (name, entry, signature)
