@@ -133,15 +133,10 @@ def _chimera_first_trick(game, data, lineup, moves):
     script = np.array([card * 2 + slot for _, card, slot in moves], dtype=np.int64)
     log = np.full((1, cm.LOG_WIDTH), -9, dtype=np.int64)
     round_log = np.full((1, cm.ROUND_LOG_WIDTH), -9, dtype=np.int64)
-    info = np.zeros(cm.INFO_WIDTH, dtype=np.int64)
-    shares = np.zeros(cm.MAX_PLAYERS, dtype=np.float64)
-    counters = np.zeros(cm.N_COUNTERS, dtype=np.int64)
-    status = lineup.kernels.play_scenario(
-        setup.rules, setup.masks, lineup.ids, lineup.params, dealt, in_play,
-        sum(1 << c for c in record.boxed_familiars), sum(1 << g for g in record.boxed_grimoires),
-        orders, script, 1, 1, log, round_log, info, shares, counters)
+    status, rows = game.kernel_position(setup, lineup, dealt, in_play, sum(1 << c for c in record.boxed_familiars),
+                                        sum(1 << g for g in record.boxed_grimoires), orders, script, log, round_log, 1, 1)
     assert status == UNFINISHED, (status, lineup.names, data)  # not STRATEGY_BROKE_RULES
-    return game.log_dict(setup, log, round_log, info, shares, counters, int(status))
+    return game.log_dict(setup, *rows, status)
 
 
 @pytest.mark.parametrize("name", _strategies("chimera"))
@@ -346,16 +341,11 @@ def _ten_tricks_run(game, data, lineup, script, tricks):
     start_totals[:p] = data["start_totals"]
     log = np.full((1, tt.LOG_WIDTH), -9, dtype=np.int64)
     round_log = np.full((1, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
-    scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
-    shares = np.zeros(tt.MAX_PLAYERS, dtype=np.float64)
-    counters = np.zeros(tt.N_COUNTERS, dtype=np.int64)
-    uppers = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
-    status = lineup.kernels.play_scenario(
-        setup.rules, setup.masks, lineup.ids, lineup.params, start_totals, int(data["start_round"]), 1, tricks,
-        np.array([row], dtype=np.int64), np.array(script, dtype=np.int64), np.array([r.leader], dtype=np.int64),
-        log, round_log, scores, shares, counters, uppers)
+    scripts = (np.array([row], dtype=np.int64), np.array(script, dtype=np.int64), np.array([r.leader], dtype=np.int64))
+    status, rows = game.kernel_position(setup, lineup, scripts, log, round_log, start_totals, int(data["start_round"]),
+                                        1, tricks)
     assert status == UNFINISHED, (status, lineup.names, data)  # not STRATEGY_BROKE_RULES
-    return game.log_dict(setup, log, round_log, scores, shares, counters, uppers)
+    return game.log_dict(setup, *rows)
 
 
 @pytest.mark.parametrize("name", _strategies("ten-tricks"))

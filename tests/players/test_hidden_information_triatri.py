@@ -352,16 +352,11 @@ def _run(data, lineup, script, tricks):
     start_gems[:p] = data["start_gems"]
     log = np.full((max(tricks, 1), tr.LOG_WIDTH), -9, dtype=np.int64)
     deal_log = np.full((len(rows), tr.DEAL_LOG_WIDTH), -9, dtype=np.int64)
-    scores = np.zeros(tr.MAX_PLAYERS, dtype=np.int64)
-    shares = np.zeros(tr.MAX_PLAYERS, dtype=np.float64)
-    counters = np.zeros(tr.N_COUNTERS, dtype=np.int64)
-    gems = np.zeros((tr.MAX_PLAYERS, 3), dtype=np.int64)
-    status = lineup.kernels.play_scenario(
-        setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params, start_gems, int(data["start_round"]), 1,
-        tricks, np.array(rows, dtype=np.int64), np.array(script, dtype=np.int64), log, deal_log, scores, shares,
-        counters, gems)
+    status, logged = game.kernel_position(setup, lineup, (np.array(rows, dtype=np.int64),
+                                                          np.array(script, dtype=np.int64)),
+                                          log, deal_log, start_gems, int(data["start_round"]), 1, tricks)
     assert status == UNFINISHED, (status, lineup.names, data, script)  # not STRATEGY_BROKE_RULES
-    out = game.log_dict(setup, log, deal_log, scores, shares, counters, gems)
+    out = game.log_dict(setup, *logged)
     assert len(out["rounds"]) == 1 and len(out["rounds"][0]["deals"]) == len(rows)  # no redeal of its own
     out["dealt"] = [[int(row[tr.D_HANDS + s]) for s in range(p)] for row in deal_log]
     return out

@@ -40,6 +40,7 @@ def field_text(suits, rank) -> str:
 
 
 class Chimera(Game, rules=cm):
+    one_contract = True
     min_score = -40  # default rules: four rounds taking every negative grimoire (-10) with no crystal
     events = (
         Event("leader_wins", "Trick won by its leader", "trick"),
@@ -170,6 +171,23 @@ class Chimera(Game, rules=cm):
         return log
 
     # --- scenarios --------------------------------------------------------------------------
+    def kernel_position(self, setup, lineup, dealt, in_play, boxed_familiars, boxed_grimoires, orders, script, log,
+                        round_log, rounds, tricks):
+        """The compiled play loop on a scripted game: the deal (a familiar mask a seat), the
+        grimoires in play (ascending), the boxed familiars and grimoires (masks), every round's pile
+        (``orders``) and the moves (``script``, card * 2 + slot), stopped after ``rounds`` rounds or
+        ``tricks`` tricks (-1: none).  Its status and ``log_dict``'s arguments (the trick and round
+        logs filled in place).  A strategy asked draws from game 0 of run 0."""
+        from simcore.rng import SCENARIO_KEYS, SCENARIO_SEED
+
+        inputs = self.kernel_inputs(setup)
+        state = lineup.kernels.new_state(inputs, False)._replace(log=log, round_log=round_log)
+        position = (dealt, in_play, np.int64(_as_int64(boxed_familiars)), np.int64(_as_int64(boxed_grimoires)),
+                    np.int64(rounds), np.int64(tricks))
+        status = lineup.kernels.play_scenario(state, (SCENARIO_SEED, SCENARIO_KEYS), position, inputs,
+                                              (lineup.ids, lineup.params), (script, orders))
+        return int(status), (log, round_log, state.info, state.shares, state.counters)
+
     def scenario(self, data: dict, where: str, lineup_spec=None, plugin_paths=()) -> dict:
         """Scripted deal, grimoire piles and moves (docs/rules/chimera-tricks.md, "Scenarios")
         through both engines: the reference checks and plays the script, the compiled engine
@@ -187,16 +205,11 @@ class Chimera(Game, rules=cm):
         script = np.array([card * 2 + slot for r in record.rounds for tr in r.tricks for _, card, slot in tr.plays],
                           dtype=np.int64)
         tricks, trick_limit, log, round_log = scenario_logs(record, cm.LOG_WIDTH, cm.ROUND_LOG_WIDTH)
-        info = np.zeros(cm.INFO_WIDTH, dtype=np.int64)
-        shares = np.zeros(cm.MAX_PLAYERS, dtype=np.float64)
-        counters = np.zeros(cm.N_COUNTERS, dtype=np.int64)
-        lineup = self.lineup("random", p)
-        status = lineup.kernels.play_scenario(
-            setup.rules, setup.masks, lineup.ids, lineup.params, dealt, in_play,
-            _as_int64(sum(1 << c for c in record.boxed_familiars)),
-            _as_int64(sum(1 << g for g in record.boxed_grimoires)), orders, script, len(record.rounds), trick_limit,
-            log, round_log, info, shares, counters)
-        compiled = self.log_dict(setup, log, round_log, info, shares, counters, int(status))
+        status, rows = self.kernel_position(setup, self.lineup("random", p), dealt, in_play,
+                                            sum(1 << c for c in record.boxed_familiars),
+                                            sum(1 << g for g in record.boxed_grimoires), orders, script, log, round_log,
+                                            len(record.rounds), trick_limit)
+        compiled = self.log_dict(setup, *rows, status)
         compiled["legal"] = [[_moves(row[cm.L_LEGAL + 2 * i], row[cm.L_LEGAL + 2 * i + 1]) for i in range(p)]
                              for row in log[:tricks]]
         compiled.pop("ids")

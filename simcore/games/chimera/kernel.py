@@ -1,14 +1,16 @@
 """Chimera Tricks: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (one thread's share of a chunk of
-games; its all-random build, ``play_rounds_random``, is compiled into it), ``play_many_logged``
-(full trick and round logs: replays and the differential test) and ``play_scenario`` (scripted
-deal, piles and moves: ``balance play``).  Chance comes from the DEAL
+The game's side of the one contract (simcore/play.py): its scratch ``State``, ``play_game`` on it
+(its rounds played by ``play_rounds``, or by its all-random build ``play_rounds_random``, compiled
+into it), what a chunk's row and a logged game keep, a scripted position (``balance play``) and
+the first deal; the entry points are the shared ones.  Chance comes from the DEAL
 stream in the order documented in simcore/games/chimera/reference.py (deck shuffle, then the boxed
 grimoires when some are boxed, then every round's pile); the strategy at seat s is handed
 ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game's ``streams``.  Nothing
-is allocated per game: every scratch value lives in the per-thread ``work`` and ``table`` arrays.
+is allocated per game: every scratch value lives in the per-thread state's arrays.
 """
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -31,14 +33,15 @@ from simcore.games.chimera.rules import (
 )
 from simcore.registry import strategies_of
 from simcore.jit import kernel
-from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold_slots
-from simcore.rng import (DEAL, N_STREAMS, PLAY, rotate_seats, scenario_streams, seed_game, seed_streams, shuffle,
-                         step_below)
+from simcore.play import (FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, entry_points, scripted,
+                          withhold_slots)
+from simcore.replays import UNWRITTEN  # a log cell not written
+from simcore.rng import DEAL, N_STREAMS, PLAY, rotate_seats, seed_game, seed_seats, seed_streams, shuffle, step_below
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_play = strategy.choose_play
 RANDOM = strategy.RANDOM
-RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)  # the random build (simcore/builds.py): see run_chunk
+RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)  # the random build (simcore/builds.py): see play_game
 
 # slots of the per-thread ``work`` array
 # slot SCRIPT_CURSOR (0) is the scenario script's cursor (simcore/play.py)
@@ -53,13 +56,34 @@ W_LEGAL = W_PLAYED_SLOT + MAX_PLAYERS     # + 2 * position + slot: the cards tha
 W_FOLLOWING = W_LEGAL + 2 * MAX_PLAYERS   # per position: its final field's rank if it holds the lead suit, else -1
 W_LATER = W_FOLLOWING + MAX_PLAYERS       # per position: the highest of those after it
 WORK_WIDTH = W_LATER + MAX_PLAYERS
+NO_SCRIPT = np.empty(0, dtype=np.int64)  # a run's games: no scripted moves ...
+NO_ORDERS = np.empty((0, 1), dtype=np.int64)  # ... nor piles
+
+# One game's scratch arrays, made once a thread (``new_state``) and played on game after game;
+# ``log`` (a row a trick) and ``round_log`` (a row a round) have rows only in a state made for logs.
+State = namedtuple("State", "streams seat_streams table hands work counters seats shares info log round_log")
+
+
+@kernel(globals())
+def new_state(given, logged):
+    """A fresh state for the rules in force ``given`` (``logged``: with room for a whole game's log)."""
+    rules = given[0]
+    rounds = rules[R_ROUNDS] if logged else 0
+    return State(np.empty(N_STREAMS, dtype=np.uint64), np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64),
+                 np.zeros(TABLE_WIDTH, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                 np.zeros(WORK_WIDTH, dtype=np.int64), np.zeros(N_COUNTERS, dtype=np.int64),
+                 np.zeros(N_SEAT_TALLIES, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.float64),
+                 np.zeros(INFO_WIDTH, dtype=np.int64),
+                 np.full((rounds * rules[R_TRICKS], LOG_WIDTH), UNWRITTEN, dtype=np.int64),
+                 np.full((rounds, ROUND_LOG_WIDTH), UNWRITTEN, dtype=np.int64))
 
 
 @kernel(globals(), inline="always")
-def deal(rules, streams, hands, work, info):
+def deal(state, rules):
     """Draw steps 1-2: shuffle the deck (seat s gets positions T*s..T*s+T-1, the rest is boxed);
     if more grimoires than tricks, shuffle the grimoire ids and box the last G-T.  The ids in
     play go to ``work[W_INPLAY:]`` ascending."""
+    streams, hands, work, info = state.streams, state.hands, state.work, state.info
     n_players = rules[R_PLAYERS]
     t = rules[R_TRICKS]
     d = rules[R_DECK_SIZE]
@@ -123,14 +147,18 @@ def flush(counters, n_players, tricks, per_play, per_trick, passes, crystals_tak
     counters[C_CRYSTALS_MISSED] += crystals_missed
 
 
-def _play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters, seats, log,
-                round_log, script, orders, round_limit, trick_limit, random_only):
-    """Every round of the game; returns the status.  Scenarios pass the piles (``orders``, one
-    row per round) and every move (``script``) and stop after ``round_limit`` rounds or
-    ``trick_limit`` tricks (UNFINISHED); a run's games pass none and draw the piles from DEAL.
-    ``random_only`` (a compile-time constant): every seat plays random and no familiar is
-    withheld, so the loop is compiled without the other strategies' calls (a quarter faster) and
-    without the withholding."""
+def _play_rounds(state, given, lineup, scripts, limits, random_only):
+    """Every round of the game; returns the status.  Scenarios pass ``scripts`` = (every move, the
+    piles: one row per round) and stop after ``limits`` = (rounds, tricks) (UNFINISHED); a run's
+    games pass none and draw the piles from DEAL.  ``random_only`` (a compile-time constant):
+    every seat plays random and no familiar is withheld, so the loop is compiled without the other
+    strategies' calls (a quarter faster) and without the withholding."""
+    rules, masks = given
+    strategies, params = lineup
+    script, orders = scripts
+    round_limit, trick_limit = limits
+    streams, seat_streams, table, hands, work = state.streams, state.seat_streams, state.table, state.hands, state.work
+    counters, seats, log, round_log = state.counters, state.seats, state.log, state.round_log
     n_players = rules[R_PLAYERS]
     n_tricks = rules[R_TRICKS]
     winner_leads = rules[R_WINNER_LEADS] != 0
@@ -378,20 +406,22 @@ play_rounds_random = kernel(globals(), inline="always")(_play_rounds)
 
 
 @kernel(globals(), inline="always")
-def start_game(rules, table, work, counters, seats):
+def start_game(state):
     for c in range(N_COUNTERS):
-        counters[c] = 0
+        state.counters[c] = 0
     for c in range(N_SEAT_TALLIES):
-        seats[c] = 0
+        state.seats[c] = 0
     for s in range(MAX_PLAYERS):
-        table[T_TOTAL + s] = 0
-        table[T_PLAYS + s] = -1
-        work[W_HAND_SCORES + s] = 0
+        state.table[T_TOTAL + s] = 0
+        state.table[T_PLAYS + s] = -1
+        state.work[W_HAND_SCORES + s] = 0
 
 
 @kernel(globals(), inline="always")
-def finish_game(rules, table, work, counters, seats, info, shares, status):
+def finish_game(state, rules, status):
     """「ゲームの終了と勝敗」: the highest total wins; a tie shares the win (none if unfinished)."""
+    table, work, counters, seats, info, shares = state.table, state.work, state.counters, state.seats, state.info, \
+        state.shares
     n_players = rules[R_PLAYERS]
     best = table[T_TOTAL]
     squares = 0
@@ -413,130 +443,94 @@ def finish_game(rules, table, work, counters, seats, info, shares, status):
             shares[s] = 1.0 / tied
 
 
-@kernel(globals(), inline="always")
-def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, work,
-              counters, seats, shares, log, round_log, info, no_script, no_orders, random_only):
-    """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game); returns its status
-    (FINISHED or STRATEGY_BROKE_RULES)."""
-    seed_game(streams, seat_streams, seed, keys, index)
-    start_game(rules, table, work, counters, seats)
-    deal(rules, streams, hands, work, info)
-    if random_only:
-        status = play_rounds_random(rules, masks, strategies, params, streams, seat_streams, table, hands, work,
-                                    counters, seats, log, round_log, no_script, no_orders, np.int64(1 << 30),
-                                    np.int64(-1), True)
-    else:
-        status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
-                             seats, log, round_log, no_script, no_orders, np.int64(1 << 30), np.int64(-1), False)
-    # the limits as int64, not literals: one play_rounds for this and play_scenario (a literal
-    # argument compiles a version of its own)
-    finish_game(rules, table, work, counters, seats, info, shares, status)
-    return status
-
-
-# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
-# threads (and the writer threads compress and write the last chunk meanwhile)
-@kernel(globals(), nogil=True)
-def run_chunk(seed, keys, start, first, last, rules, masks, strategies, params, scores_out, shares_out, counters_out,
-              seats_out, status_out):
-    """Games start+first..start+last-1 of run ``seed`` into columns first..last-1 of the outputs
-    (one thread's share: simcore/threads.py).  Each game's randomness depends only on (seed, game index) (``keys`` =
-    ``seat_keys(seed)``) and it writes only its own column, so the result is the same for any
-    thread count or chunking."""
-    n_players = rules[R_PLAYERS]
+# Without reference counts (it allocates nothing) and called once a game: the all-random loop is
+# compiled into it, the other players' loop is a call (``play_rounds``)
+@kernel(globals(), refcounts=False)
+def play_game(state, run, index, given, lineup):
+    """Game ``index`` of ``run`` = (seed, keys); returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+    rules = given[0]
+    strategies = lineup[0]
+    seed_game(state.streams, state.seat_streams, run[0], run[1], index)
+    start_game(state)
+    deal(state, rules)
     # every seat random and no familiar withheld (`cards --cause`): the random-only build, whose
-    # loop has no withholding in it (that alone made it 8% slower, 5186652)
+    # loop has no withholding in it (that alone made it 8% slower, 5186652).  The random build
+    # (RANDOM_ONLY, a constant Numba prunes the other branch with) compiles only the random-only
+    # loop: 55 s -> 28 s (BENCHMARKS.md); a card withheld is played by the stock loop instead
+    # (ChimeraGame.random_build_plays)
     all_random = rules[R_WITHHELD] == 0
-    for s in range(n_players):
-        all_random = all_random and strategies[s] == RANDOM
-    # the random build (RANDOM_ONLY, a constant Numba prunes the other branch with before it
-    # inlines play_game) compiles only the random-only loop: 55 s -> 28 s (BENCHMARKS.md); a
-    # card withheld is played by the stock loop instead (ChimeraGame.random_build_plays)
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
-    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    info = np.zeros(INFO_WIDTH, dtype=np.int64)
-    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-    round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    no_orders = np.empty((0, 1), dtype=np.int64)
-    for g in range(first, last):
-        if RANDOM_ONLY or all_random:
-            status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
-                                      seat_streams, table, hands, work, counters, seats, shares, log, round_log,
-                                      info, no_script, no_orders, True)
-        else:
-            status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams,
-                                      seat_streams, table, hands, work, counters, seats, shares, log, round_log,
-                                      info, no_script, no_orders, False)
-        for s in range(n_players):  # outputs are column-major: each row is a Parquet column
-            scores_out[s, g] = table[T_TOTAL + s]
-            shares_out[s, g] = shares[s]
-        for c in range(N_COUNTERS):
-            counters_out[c, g] = counters[c]
-        for c in range(N_SEAT_TALLIES):
-            seats_out[c, g] = seats[c]
-
-
-@kernel(globals())
-def play_many_logged(seed, keys, indices, rules, masks, strategies, params, logs, round_logs, infos, shares,
-                     counters, status):
-    """Logged games for replays and tests: the arrays gain a leading game axis."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    no_orders = np.empty((0, 1), dtype=np.int64)
-    for k in range(indices.shape[0]):
-        status[k] = play_game(seed, keys, indices[k], rules, masks, strategies, params, streams, seat_streams, table,
-                              hands, work, counters[k], seats, shares[k], logs[k], round_logs[k], infos[k], no_script,
-                              no_orders, False)
-
-
-@kernel(globals())
-def play_scenario(rules, masks, strategies, params, dealt, in_play, boxed_familiars, boxed_grimoires, orders, script,
-                  round_limit, trick_limit, log, round_log, info, shares, counters):
-    """A scripted game (``balance play``): the deal, the grimoires in play (ascending), every
-    round's pile and every move are given; the rules draw nothing, and a strategy asked once the
-    script is used up draws from its seat's PLAY stream of game 0 of run 0 (``SCENARIO_KEYS``).
-    Returns the status."""
-    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    seats = np.zeros(N_SEAT_TALLIES, dtype=np.int64)
-    start_game(rules, table, work, counters, seats)
     for s in range(rules[R_PLAYERS]):
-        hands[s] = np.uint64(dealt[s])
-        info[I_DEAL + s] = dealt[s]
-    for i in range(in_play.shape[0]):
-        work[W_INPLAY + i] = in_play[i]
-    info[I_BOXED_FAMILIARS] = boxed_familiars
-    info[I_BOXED_GRIMOIRES] = boxed_grimoires
-    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, work, counters,
-                         seats, log, round_log, script, orders, round_limit, trick_limit, False)
-    finish_game(rules, table, work, counters, seats, info, shares, status)
+        all_random = all_random and strategies[s] == RANDOM
+    # the limits as int64, not literals: one play_rounds for this and play_position (a literal
+    # argument compiles a version of its own)
+    if RANDOM_ONLY or all_random:
+        status = play_rounds_random(state, given, lineup, (NO_SCRIPT, NO_ORDERS), (np.int64(1 << 30), np.int64(-1)),
+                                    True)
+    else:
+        status = play_rounds(state, given, lineup, (NO_SCRIPT, NO_ORDERS), (np.int64(1 << 30), np.int64(-1)), False)
+    finish_game(state, rules, status)
     return status
 
 
+@kernel(globals(), inline="always")
+def keep_row(state, given, outputs, g):
+    """A played game's column ``g`` of a chunk (column-major outputs: each row is a Parquet
+    column): totals, shares, counters, the seats' tallies."""
+    scores_out, shares_out, counters_out, seats_out = outputs[0], outputs[1], outputs[2], outputs[3]
+    for s in range(given[0][R_PLAYERS]):
+        scores_out[s, g] = state.table[T_TOTAL + s]
+        shares_out[s, g] = state.shares[s]
+    for c in range(N_COUNTERS):
+        counters_out[c, g] = state.counters[c]
+    for c in range(N_SEAT_TALLIES):
+        seats_out[c, g] = state.seats[c]
+
+
 @kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: the familiars dealt to seat s in game ``games[k]`` (its round-1 hand; the
-    hands pass on each round), dealt by the play loop's own ``deal``: the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    info = np.zeros(INFO_WIDTH, dtype=np.int64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
-        deal(rules, streams, hands, work, info)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
+def keep_log(state, given, buffers, k):
+    """A logged game into row ``k`` of the buffers (``Game.log_buffers``), and the state's logs
+    cleared for the next."""
+    logs, round_logs, infos, shares, counters = buffers[0], buffers[1], buffers[2], buffers[3], buffers[4]
+    logs[k, :, :] = state.log
+    round_logs[k, :, :] = state.round_log
+    infos[k, :] = state.info
+    shares[k, :] = state.shares
+    counters[k, :] = state.counters
+    state.log[:, :] = UNWRITTEN
+    state.round_log[:, :] = UNWRITTEN
+
+
+@kernel(globals())
+def play_position(state, run, position, given, lineup, scripts):
+    """A scripted game (``balance play``): ``position`` = (the deal, the grimoires in play
+    ascending, the boxed familiars and grimoires, rounds, tricks to stop after), ``scripts`` =
+    (every move, every round's pile); the rules draw nothing, and a strategy asked once the script
+    is used up draws from its seat's PLAY stream of game 0 of ``run``.  Returns the status."""
+    rules = given[0]
+    dealt, in_play, boxed_familiars, boxed_grimoires, round_limit, trick_limit = position
+    seed_streams(state.streams, run[0], 0, rules[R_PLAYERS])
+    seed_seats(state.seat_streams, run[1], 0)
+    start_game(state)
+    for s in range(rules[R_PLAYERS]):
+        state.hands[s] = np.uint64(dealt[s])
+        state.info[I_DEAL + s] = dealt[s]
+    for i in range(in_play.shape[0]):
+        state.work[W_INPLAY + i] = in_play[i]
+    state.info[I_BOXED_FAMILIARS] = boxed_familiars
+    state.info[I_BOXED_GRIMOIRES] = boxed_grimoires
+    status = play_rounds(state, given, lineup, scripts, (round_limit, trick_limit), False)
+    finish_game(state, rules, status)
+    return status
+
+
+@kernel(globals(), inline="always")
+def deal_first(state, run, index, given):
+    """The familiars dealt to each seat in game ``index`` (its round-1 hand; the hands pass on each
+    round), dealt by the play loop's own ``deal``: the first draw of the DEAL stream."""
+    rules = given[0]
+    seed_streams(state.streams, run[0], index, rules[R_PLAYERS])
+    deal(state, rules)
+
+
+# the entry points, written once for every game (simcore/play.py)
+run_chunk, play_many_logged, play_scenario, deal_openings = entry_points(globals())

@@ -11,6 +11,7 @@ from simcore.replays import rounds_with_tricks, scenario_logs
 
 
 class TenTricks(Game, rules=tt):
+    one_contract = True
     events = (
         Event("capped", "Game hit the round cap (max_rounds)", "game"),
         Event("attacks", "Trick with an infected card (an attack)", "trick"),
@@ -128,17 +129,11 @@ class TenTricks(Game, rules=tt):
         start_totals[:p] = data.get("start_totals") or [0] * p
         first_round = int(data.get("start_round", 0))
         tricks, trick_limit, log, round_log = scenario_logs(record, tt.LOG_WIDTH, tt.ROUND_LOG_WIDTH)
-        scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
-        shares = np.zeros(tt.MAX_PLAYERS, dtype=np.float64)
-        counters = np.zeros(tt.N_COUNTERS, dtype=np.int64)
-        uppers = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
-        lineup = self.lineup("random", p)
-        status = lineup.kernels.play_scenario(
-            setup.rules, setup.masks, lineup.ids, lineup.params, start_totals, first_round, len(record.rounds),
-            trick_limit, np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
-            np.array(script, dtype=np.int64), np.array([r.leader for r in record.rounds], dtype=np.int64), log,
-            round_log, scores, shares, counters, uppers)
-        compiled = self.log_dict(setup, log, round_log, scores, shares, counters, uppers)
+        scripts = (np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS), np.array(script, dtype=np.int64),
+                   np.array([r.leader for r in record.rounds], dtype=np.int64))
+        status, rows = self.kernel_position(setup, self.lineup("random", p), scripts, log, round_log, start_totals,
+                                            first_round, len(record.rounds), trick_limit)
+        compiled = self.log_dict(setup, *rows)
         if not record.finished:  # no winner yet
             compiled.update(shares=[0.0] * p, winner=-1, capped=False)
         compiled.pop("ids")
@@ -146,6 +141,27 @@ class TenTricks(Game, rules=tt):
         self.require_agreement(status != -2 and compiled == {**reference, "game": self.name}, where)
         compiled.update(engines_agree=True, finished=record.finished, start_totals=start_totals[:p].tolist())
         return compiled
+
+    def kernel_position(self, setup, lineup, scripts, log, round_log, start_totals=None, first_round=0, rounds=1,
+                        tricks=-1):
+        """The compiled play loop on a scripted position (``scripts`` = deals, decisions, the leaders
+        that settle ties) from ``start_totals`` and ``first_round``, stopped after ``rounds`` rounds
+        or ``tricks`` tricks (-1: none): its status and ``log_dict``'s arguments (the trick and
+        round logs filled in place).  Chance the scripts leave open is game 0 of run 0's."""
+        from simcore.rng import SCENARIO_KEYS, SCENARIO_SEED
+
+        p = setup.players
+        totals = np.zeros(tt.MAX_PLAYERS, dtype=np.int64) if start_totals is None else start_totals
+        inputs = self.kernel_inputs(setup)
+        state = lineup.kernels.new_state(inputs, False)._replace(log=log, round_log=round_log)
+        status = lineup.kernels.play_scenario(state, (SCENARIO_SEED, SCENARIO_KEYS),
+                                              (totals, np.int64(first_round), np.int64(rounds), np.int64(tricks)),
+                                              inputs, (lineup.ids, lineup.params), scripts)
+        scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
+        scores[:p] = state.table[tt.T_TOTAL:tt.T_TOTAL + p]
+        uppers = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
+        uppers[:p] = [int(state.table[tt.T_UPPER + s]).bit_count() for s in range(p)]
+        return int(status), (log, round_log, scores, state.shares, state.counters, uppers)
 
     @staticmethod
     def expectations(log: dict) -> dict:

@@ -1,11 +1,14 @@
 """10 TRICKS LATER: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (one thread's share of a chunk),
-``play_many_logged`` (full trick and round logs: replays and the differential test) and
-``play_scenario`` (scripted deals and decisions: ``balance play``).  Chance comes from the DEAL
-stream in the order documented in simcore/games/ten_tricks/reference.py; the strategy at seat s is
-handed ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never the game's ``streams``.
+The game's side of the one contract (simcore/play.py): its scratch ``State``, ``play_game`` on it
+(rounds played by ``play_rounds``), what a chunk's row and a logged game keep, a scripted
+position (``balance play``) and the first deal; the entry points are the shared ones.  Chance
+comes from the DEAL stream (``state.streams``) in the order documented in
+simcore/games/ten_tricks/reference.py; the strategy at seat s is handed ``seat_streams[s]``, its
+own PLAY stream (simcore/rng.py), never the game's ``streams``.
 """
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -22,9 +25,10 @@ from simcore.games.ten_tricks.rules import (
     legal_mask, round_score, settle_trick, show_voids, R_WITHHELD,
 )
 from simcore.registry import strategies_of
+from simcore.replays import UNWRITTEN  # a log cell not written
 from simcore.jit import kernel
-from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, below, rotate_seats, scenario_streams, seed_game, seed_streams, shuffle
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, entry_points, scripted, withhold
+from simcore.rng import DEAL, N_STREAMS, below, rotate_seats, seed_game, seed_seats, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_swap = strategy.choose_swap
@@ -39,13 +43,34 @@ W_OFFER = 2                           # per seat: the card offered for infected 
 W_FIRST = W_OFFER + MAX_PLAYERS       # per seat: the total after round 1 (the comeback figure)
 W_MOVED = W_FIRST + MAX_PLAYERS       # per seat: the survivors rescued in the last trick (mask)
 WORK_WIDTH = W_MOVED + MAX_PLAYERS
+NO_SCRIPT = np.empty(0, dtype=np.int64)  # a run's games: no scripted decisions or leaders
+NO_DEALS = np.empty((0, MAX_PLAYERS), dtype=np.int64)  # ... nor deals
+
+# One game's scratch arrays, made once a thread (``new_state``) and played on game after game;
+# ``log`` (a row a trick) and ``round_log`` (a row a round) have rows only in a state made for logs.
+State = namedtuple("State", "streams seat_streams table hands order counters shares work log round_log")
+
+
+@kernel(globals())
+def new_state(given, logged):
+    """A fresh state for the rules in force ``given`` (``logged``: with room for the longest game's log)."""
+    rules = given[0]
+    rounds = rules[R_MAX_ROUNDS] if logged else 0
+    return State(np.empty(N_STREAMS, dtype=np.uint64), np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64),
+                 np.zeros(TABLE_WIDTH, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                 np.empty(48, dtype=np.int64),  # room for the 41 card ids
+                 np.zeros(N_COUNTERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.float64),
+                 np.zeros(WORK_WIDTH, dtype=np.int64),
+                 np.full((rounds * rules[R_HAND], LOG_WIDTH), UNWRITTEN, dtype=np.int64),
+                 np.full((rounds, ROUND_LOG_WIDTH), UNWRITTEN, dtype=np.int64))
 
 
 @kernel(globals(), refcounts=False)
-def deal(hands, rules, streams, order, deal_script, work, table):
+def deal(state, rules, deal_script):
     """``hand_size`` cards each: the next scripted deal, or this round's deck (at 3 players
     without fixed colours one colour is drawn out first) shuffled by Fisher-Yates from DEAL,
     seat s getting positions hand*s..hand*s+hand-1.  Returns the colour drawn out, or -1."""
+    hands, streams, order, work, table = state.hands, state.streams, state.order, state.work, state.table
     n_players = rules[R_PLAYERS]
     size = rules[R_HAND]
     removed = -1
@@ -96,10 +121,14 @@ def deal(hands, rules, streams, order, deal_script, work, table):
 
 
 @kernel(globals(), refcounts=False)
-def offer_swaps(rules, masks, strategies, params, streams, seat_streams, table, hands, counters, script, work):
+def offer_swaps(state, given, lineup, script):
     """【ゲームの準備】②: seats dealt no infected may offer a card for infected 8; one offer is
     taken (drawn from DEAL among several).  Returns (offers mask, eligible mask, swap seat or -1,
     card given up), or offers = -1 when a strategy broke the rules."""
+    rules, masks = given
+    strategies, params = lineup
+    streams, seat_streams, table, hands, counters, work = state.streams, state.seat_streams, state.table, \
+        state.hands, state.counters, state.work
     n_players = rules[R_PLAYERS]
     offers = 0
     eligible = 0
@@ -131,13 +160,19 @@ def offer_swaps(rules, masks, strategies, params, streams, seat_streams, table, 
 
 
 @kernel(globals(), refcounts=False)
-def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
-                round_log, deal_script, script, leader_script, work, first_round, round_limit, trick_limit):
+def play_rounds(state, given, lineup, scripts, first_round, limits):
     """Rounds from ``first_round`` until the game ends; returns the status.
 
-    Scenarios pass scripts (deals, every decision in the order asked, and the leaders that settle
-    ties) and stop after ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's
-    games pass none and draw everything from the streams."""
+    Scenarios pass ``scripts`` = (deals, every decision in the order asked, the leaders that settle
+    ties) and stop after ``limits`` = (rounds, tricks) (UNFINISHED); a run's games pass none and
+    draw everything from the streams."""
+    rules, masks = given
+    strategies, params = lineup
+    deal_script, script, leader_script = scripts
+    round_limit, trick_limit = limits
+    streams, seat_streams, table, hands, counters, work = state.streams, state.seat_streams, state.table, \
+        state.hands, state.counters, state.work
+    log, round_log = state.log, state.round_log
     n_players = rules[R_PLAYERS]
     size = rules[R_HAND]
     cap = rules[R_CAP]
@@ -173,15 +208,14 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
             table[T_VOID + s] = 0
             table[T_SINGLE + s] = 0
         counters[C_ROUNDS] += 1
-        removed = deal(hands, rules, streams, order, deal_script, work, table)
+        removed = deal(state, rules, deal_script)
         if k_round < round_log.shape[0]:
             round_log[k_round, G_ROUND] = rnd
             round_log[k_round, G_REMOVED] = removed
             round_log[k_round, G_LEADER] = leader
             for s in range(n_players):
                 round_log[k_round, G_HANDS + s] = np.int64(hands[s])
-        offers, eligible, swap_seat, swap_card = offer_swaps(rules, masks, strategies, params, streams,
-                                                             seat_streams, table, hands, counters, script, work)
+        offers, eligible, swap_seat, swap_card = offer_swaps(state, given, lineup, script)
         if offers < 0:
             return STRATEGY_BROKE_RULES
         table[T_SWAP_SEAT] = swap_seat
@@ -315,9 +349,10 @@ def play_rounds(rules, masks, strategies, params, streams, seat_streams, table, 
 
 
 @kernel(globals(), refcounts=False)
-def final_standing(table, rules, counters, work, shares):
+def final_standing(state, rules):
     """Highest total; tie -> more survivors on the upper board (end of the last round); still
     tied -> shared.  Also settles the comeback figure (a seat behind after round 1 won)."""
+    table, counters, work, shares = state.table, state.counters, state.work, state.shares
     n_players = rules[R_PLAYERS]
     final_shares(table, n_players, shares)
     first_best = 0
@@ -331,114 +366,80 @@ def final_standing(table, rules, counters, work, shares):
 
 
 @kernel(globals(), refcounts=False)
-def play_game(seed, keys, index, rules, masks, strategies, params, streams, seat_streams, table, hands, order,
-              counters, shares, log, round_log, no_deals, no_script, work):
-    """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game); returns its status
-    (FINISHED or STRATEGY_BROKE_RULES)."""
-    seed_game(streams, seat_streams, seed, keys, index)
+def play_game(state, run, index, given, lineup):
+    """Game ``index`` of ``run`` = (seed, keys); returns its status (FINISHED or
+    STRATEGY_BROKE_RULES)."""
+    seed_game(state.streams, state.seat_streams, run[0], run[1], index)
     for c in range(N_COUNTERS):
-        counters[c] = 0
+        state.counters[c] = 0
     for s in range(MAX_PLAYERS):
-        table[T_TOTAL + s] = 0
-        table[T_PLAYS + s] = -1
-    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
-                         round_log, no_deals, no_script, no_script, work, np.int64(0), np.int64(1 << 30), np.int64(-1))
-    # int64, not literals: one play_rounds for this and play_scenario (a literal argument
+        state.table[T_TOTAL + s] = 0
+        state.table[T_PLAYS + s] = -1
+    status = play_rounds(state, given, lineup, (NO_DEALS, NO_SCRIPT, NO_SCRIPT), np.int64(0),
+                         (np.int64(1 << 30), np.int64(-1)))
+    # int64, not literals: one play_rounds for this and play_position (a literal argument
     # compiles a version of its own)
-    final_standing(table, rules, counters, work, shares)
+    final_standing(state, given[0])
     return status
 
 
-# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
-# threads (and the writer threads compress and write the last chunk meanwhile)
-@kernel(globals(), nogil=True)
-def run_chunk(seed, keys, start, first, last, rules, masks, strategies, params, scores_out, shares_out, counters_out,
-              status_out):
-    """Games start+first..start+last-1 of run ``seed`` into columns first..last-1 (one thread's
-    share: simcore/threads.py).  Each game's randomness depends only on (seed, game index)
-    (``keys`` = ``seat_keys(seed)``) and it writes only its own column, so the result is the
-    same for any thread count or chunking."""
-    n_players = rules[R_PLAYERS]
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    order = np.empty(48, dtype=np.int64)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-    round_log = np.empty((0, ROUND_LOG_WIDTH), dtype=np.int64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    for g in range(first, last):
-        status_out[g] = play_game(seed, keys, start + g, rules, masks, strategies, params, streams, seat_streams,
-                                  table, hands, order, counters, shares, log, round_log, no_deals, no_script,
-                                  work)
-        for s in range(n_players):  # outputs are column-major: each row is a Parquet column
-            scores_out[s, g] = table[T_TOTAL + s]
-            shares_out[s, g] = shares[s]
-        for c in range(N_COUNTERS):
-            counters_out[c, g] = counters[c]
+@kernel(globals(), inline="always")
+def keep_row(state, given, outputs, g):
+    """A played game's column ``g`` of a chunk (the outputs are column-major: each row is a
+    Parquet column): totals, shares, counters."""
+    scores_out, shares_out, counters_out = outputs[0], outputs[1], outputs[2]
+    for s in range(given[0][R_PLAYERS]):
+        scores_out[s, g] = state.table[T_TOTAL + s]
+        shares_out[s, g] = state.shares[s]
+    for c in range(N_COUNTERS):
+        counters_out[c, g] = state.counters[c]
 
 
 @kernel(globals())
-def play_many_logged(seed, keys, indices, rules, masks, strategies, params, logs, round_logs, scores, shares,
-                     counters, uppers, status):
-    """Logged games for replays and tests: arrays gain a leading game axis; ``uppers[k, s]`` is
-    seat s's upper-board count at the end (the tie-break)."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    order = np.empty(48, dtype=np.int64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    for k in range(indices.shape[0]):
-        status[k] = play_game(seed, keys, indices[k], rules, masks, strategies, params, streams, seat_streams, table,
-                              hands, order, counters[k], shares[k], logs[k], round_logs[k], no_deals, no_script, work)
-        for s in range(rules[R_PLAYERS]):
-            scores[k, s] = table[T_TOTAL + s]
-            uppers[k, s] = popcount(np.uint64(table[T_UPPER + s]))
+def keep_log(state, given, buffers, k):
+    """A logged game into row ``k`` of the buffers (``Game.log_buffers``; ``uppers[k, s]`` is seat
+    s's upper-board count at the end, the tie-break), and the state's logs cleared for the next."""
+    logs, round_logs, scores, shares, counters, uppers = buffers[0], buffers[1], buffers[2], buffers[3], \
+        buffers[4], buffers[5]
+    logs[k, :, :] = state.log
+    round_logs[k, :, :] = state.round_log
+    shares[k, :] = state.shares
+    counters[k, :] = state.counters
+    for s in range(given[0][R_PLAYERS]):
+        scores[k, s] = state.table[T_TOTAL + s]
+        uppers[k, s] = popcount(np.uint64(state.table[T_UPPER + s]))
+    state.log[:, :] = UNWRITTEN
+    state.round_log[:, :] = UNWRITTEN
 
 
 @kernel(globals())
-def play_scenario(rules, masks, strategies, params, start_totals, first_round, round_limit, trick_limit,
-                  deal_script, script, leader_script, log, round_log, scores, shares, counters, uppers):
-    """Scripted deals, swaps, cards and tie-settling leaders from a given position (``balance
-    play``); returns the status.  Chance the scripts leave open comes from game 0 of run 0, and a
-    strategy asked draws from its seat's PLAY stream of that game (``SCENARIO_KEYS``)."""
-    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    order = np.empty(48, dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
+def play_position(state, run, position, given, lineup, scripts):
+    """Scripted deals, swaps, cards and tie-settling leaders (``scripts``) from ``position`` =
+    (start totals, first round, rounds, tricks): ``balance play``; returns the status.  Chance the
+    scripts leave open comes from game 0 of ``run``, and a strategy asked draws from its seat's
+    PLAY stream of that game."""
+    rules = given[0]
+    start_totals, first_round, round_limit, trick_limit = position
+    seed_streams(state.streams, run[0], 0, rules[R_PLAYERS])
+    seed_seats(state.seat_streams, run[1], 0)
     for s in range(MAX_PLAYERS):
-        table[T_PLAYS + s] = -1
+        state.table[T_PLAYS + s] = -1
     for s in range(rules[R_PLAYERS]):
-        table[T_TOTAL + s] = start_totals[s]
-    status = play_rounds(rules, masks, strategies, params, streams, seat_streams, table, hands, order, counters, log,
-                         round_log, deal_script, script, leader_script, work, first_round, round_limit, trick_limit)
-    final_standing(table, rules, counters, work, shares)
-    for s in range(rules[R_PLAYERS]):
-        scores[s] = table[T_TOTAL + s]
-        uppers[s] = popcount(np.uint64(table[T_UPPER + s]))
+        state.table[T_TOTAL + s] = start_totals[s]
+    status = play_rounds(state, given, lineup, scripts, first_round, (round_limit, trick_limit))
+    final_standing(state, rules)
     return status
 
 
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: seat s's hand as dealt for round 1 of game ``games[k]`` (before the swap for
-    infected 8), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    order = np.empty(48, dtype=np.int64)  # the play loop's size: room for the 41 card ids
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
-        deal(hands, rules, streams, order, no_deals, work, table)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
+@kernel(globals(), inline="always")
+def deal_first(state, run, index, given):
+    """Round 1's hands of game ``index`` (before the swap for infected 8), dealt by the play loop's
+    own ``deal``: it is the first draw of the DEAL stream."""
+    rules = given[0]
+    seed_streams(state.streams, run[0], index, rules[R_PLAYERS])
+    state.work[W_DEAL_CURSOR] = 0
+    deal(state, rules, NO_DEALS)
+
+
+# the entry points, written once for every game (simcore/play.py)
+run_chunk, play_many_logged, play_scenario, deal_openings = entry_points(globals())

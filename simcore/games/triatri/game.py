@@ -17,6 +17,7 @@ def gem_name(option: int) -> str:
 
 
 class TriATri(Game, rules=tt):
+    one_contract = True
     min_score = -2 * 100 * 1000  # two-colour pairs score below zero (variant bounds)
     events = (
         Event("ended_instant_win", "Game ended by an instant win (two full sets)", "game"),
@@ -132,22 +133,34 @@ class TriATri(Game, rules=tt):
         trick_limit = -1 if record.finished else sum(len(r.tricks) for r in record.rounds)
         log = np.full((max(trick_limit, setup.rounds * 5, 1), tt.LOG_WIDTH), -9, dtype=np.int64)
         deal_log = np.full((max(len(deal_rows), 1), tt.DEAL_LOG_WIDTH), -9, dtype=np.int64)
-        scores = np.zeros(tt.MAX_PLAYERS, dtype=np.int64)
-        shares = np.zeros(tt.MAX_PLAYERS, dtype=np.float64)
-        counters = np.zeros(tt.N_COUNTERS, dtype=np.int64)
-        gems = np.zeros((tt.MAX_PLAYERS, 3), dtype=np.int64)
-        lineup = self.lineup("random", p)
-        lineup.kernels.play_scenario(setup.rules, setup.cards, setup.masks, lineup.ids, lineup.params, start_gems,
-                                     first_round, len(record.rounds), trick_limit,
-                                     np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
-                                     np.array(script, dtype=np.int64), log, deal_log, scores, shares, counters, gems)
-        compiled = self.log_dict(setup, log, deal_log, scores, shares, counters, gems)
+        _, rows = self.kernel_position(setup, self.lineup("random", p),
+                                       (np.array(deal_rows, dtype=np.int64).reshape(-1, tt.MAX_PLAYERS),
+                                        np.array(script, dtype=np.int64)), log, deal_log, start_gems, first_round,
+                                       len(record.rounds), trick_limit)
+        compiled = self.log_dict(setup, *rows)
         if not record.finished:  # no ending and no winner yet
             compiled.update(end=None, shares=[0.0] * p, winner=-1)
             reference.update(end=None, shares=[0.0] * p, winner=-1)
         self.require_agreement(compiled == {**reference, "game": self.name}, where)
         compiled.update(engines_agree=True, finished=record.finished, start_gems=start_gems[:p].tolist())
         return compiled
+
+    def kernel_position(self, setup, lineup, scripts, log, deal_log, start_gems, first_round, rounds, tricks):
+        """The compiled play loop on scripted deals and decisions (``scripts``) from ``start_gems``
+        (seat x colour) and ``first_round``, stopped after ``rounds`` rounds or ``tricks`` tricks
+        (-1: none): its status and ``log_dict``'s arguments (the trick and deal logs filled in
+        place).  Deals the script leaves open, and a strategy asked, draw from game 0 of run 0."""
+        from simcore.rng import SCENARIO_KEYS, SCENARIO_SEED
+
+        p = setup.players
+        inputs = self.kernel_inputs(setup)
+        state = lineup.kernels.new_state(inputs, False)._replace(log=log, deal_log=deal_log)
+        status = lineup.kernels.play_scenario(state, (SCENARIO_SEED, SCENARIO_KEYS),
+                                              (start_gems, np.int64(first_round), np.int64(rounds), np.int64(tricks)),
+                                              inputs, (lineup.ids, lineup.params), scripts)
+        gems = np.zeros((tt.MAX_PLAYERS, 3), dtype=np.int64)
+        gems[:p] = state.table[tt.T_GEMS:tt.T_GEMS + 3 * p].reshape(p, 3)
+        return int(status), (log, deal_log, state.scores, state.shares, state.counters, gems)
 
     @staticmethod
     def expectations(log: dict) -> dict:

@@ -1,14 +1,17 @@
 """TriATri: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_rounds``: ``run_chunk`` (one thread's share of a chunk; its all-random
-build, ``play_rounds_random``, is compiled into it), ``play_many_logged`` (full trick and deal
-logs: replays and the differential test) and ``play_scenario`` (scripted deals and decisions:
-``balance play``).  Chance comes from the game's DEAL stream (``streams``) in the order
+The game's side of the one contract (simcore/play.py): its scratch ``State``, ``play_game`` on it
+(rounds played by ``play_rounds``, or by its all-random build ``play_rounds_random``, compiled
+into it), what a chunk's row and a logged game keep, a scripted position (``balance play``) and
+the first deal; the entry points are the shared ones.  Chance comes from the game's DEAL stream
+(``state.streams``) in the order
 documented in simcore/games/triatri/reference.py; the strategy at seat s is handed
 ``seat_streams[s]``, its own PLAY stream (simcore/rng.py), never ``streams``.  When every seat
-plays ``random``, run_chunk uses play_rounds' build without strategies (about three times as
+plays ``random``, play_game uses play_rounds' build without strategies (about three times as
 fast; same draws, same games).
 """
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -25,8 +28,9 @@ from simcore.games.triatri.rules import (
 )
 from simcore.registry import strategies_of
 from simcore.jit import kernel
-from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, scripted, withhold
-from simcore.rng import DEAL, N_STREAMS, PLAY, rotate_seats, scenario_streams, seed_game, seed_streams, shuffle
+from simcore.play import FINISHED, STRATEGY_BROKE_RULES, UNFINISHED, SCRIPT_CURSOR, entry_points, scripted, withhold
+from simcore.replays import UNWRITTEN  # a log cell not written
+from simcore.rng import DEAL, N_STREAMS, PLAY, rotate_seats, seed_game, seed_seats, seed_streams, shuffle
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
 choose_bid = strategy.choose_bid
@@ -41,12 +45,34 @@ RANDOM_ONLY = getattr(strategy, "RANDOM_ONLY", False)
 # slots of the per-thread ``work`` array; slot 0 is the script cursor (simcore/play.py)
 W_DEAL_CURSOR, W_BIDS = SCRIPT_CURSOR + 1, SCRIPT_CURSOR + 2
 WORK_WIDTH = W_BIDS + MAX_PLAYERS
+NO_SCRIPT = np.empty(0, dtype=np.int64)  # a run's games: no scripted decisions ...
+NO_DEALS = np.empty((0, MAX_PLAYERS), dtype=np.int64)  # ... nor deals
+
+# One game's scratch arrays, made once a thread (``new_state``) and played on game after game;
+# ``facts``: card_facts of the deck in force; ``log`` (a row a trick) and ``deal_log`` (a row a
+# deal) have rows only in a state made for logs.
+State = namedtuple("State", "streams seat_streams table hands order counters scores shares work facts log deal_log")
+
+
+@kernel(globals())
+def new_state(given, logged):
+    """A fresh state for the rules in force ``given`` (``logged``: with room for a whole game's log)."""
+    rules, cards = given[0], given[1]
+    rounds = rules[R_ROUNDS] if logged else 0
+    return State(np.empty(N_STREAMS, dtype=np.uint64), np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64),
+                 np.zeros(TABLE_WIDTH, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                 np.empty(rules[R_DECK], dtype=np.int64), np.zeros(N_COUNTERS, dtype=np.int64),
+                 np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.float64),
+                 np.zeros(WORK_WIDTH, dtype=np.int64), card_facts(rules, cards),
+                 np.full((rounds * (HAND_SIZE - 1), LOG_WIDTH), UNWRITTEN, dtype=np.int64),
+                 np.full((8 * rounds, DEAL_LOG_WIDTH), UNWRITTEN, dtype=np.int64))
 
 
 @kernel(globals(), inline="always")
-def deal(hands, rules, streams, order, deal_script, work):
+def deal(state, rules, deal_script):
     """Six cards each: the next scripted deal, or a Fisher-Yates shuffle of ids 0..D-1 from DEAL
     (seat s gets positions 6s..6s+5)."""
+    hands, streams, order, work = state.hands, state.streams, state.order, state.work
     n_players = rules[R_PLAYERS]
     if work[W_DEAL_CURSOR] < deal_script.shape[0]:
         for s in range(n_players):
@@ -76,13 +102,12 @@ def pick_in(seat_streams, seat, mask):
     return card
 
 
-def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands, order, counters,
-                log, deal_log, deal_script, script, work, first_round, round_limit, trick_limit):
+def _play_rounds(state, given, strategies, params, scripts, first_round, limits):
     """Rounds from ``first_round`` until the game ends; returns (status, instant winner or -1).
 
-    Scenarios pass scripts (deals, then every decision in the order asked) and stop after
-    ``round_limit`` rounds or ``trick_limit`` tricks (UNFINISHED); a run's games pass none.
-    ``work`` holds the script cursors and the parked bids (no allocation per game).
+    Scenarios pass ``scripts`` = (deals, then every decision in the order asked) and stop after
+    ``limits`` = (rounds, tricks) (UNFINISHED); a run's games pass none.  The state's ``work``
+    holds the script cursors and the parked bids (no allocation per game).
 
     ``strategies is None``: every seat plays ``random`` and nothing is scripted.  Numba compiles
     that case separately and drops the branches on ``strategies is None`` at compile time, so the
@@ -90,6 +115,12 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
     with no strategy dispatch, no legality checks (the draw is legal by construction) and none of
     the table slots that only strategies read; the draws are the same as ``random``'s (from
     ``seat_streams[seat]``)."""
+    rules, cards, masks = given
+    deal_script, script = scripts
+    round_limit, trick_limit = limits
+    seat_streams, table, hands, counters, work = state.seat_streams, state.table, state.hands, state.counters, \
+        state.work
+    facts, log, deal_log = state.facts, state.log, state.deal_log
     n_players = rules[R_PLAYERS]
     deck = rules[R_DECK]
     fakes = masks[FAKE]
@@ -108,7 +139,7 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
         # スタートプレイヤーを決める: everyone bids at once; ties settle or force a redeal
         start = -1
         while start < 0:
-            deal(hands, rules, streams, order, deal_script, work)
+            deal(state, rules, deal_script)
             if strategies is None:
                 for s in range(n_players):
                     table[T_BID + s] = pick_in(seat_streams, s, hands[s])
@@ -240,39 +271,12 @@ def _play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_s
 
 
 play_rounds = kernel(globals(), refcounts=False)(_play_rounds)  # strategies and scenarios: one compiled function
-# The all-random loop is compiled into its caller instead (play_game, and so run_chunk):
+# The all-random loop is compiled into its caller instead (play_game):
 # each call of a compiled function takes and gives back a reference count for every array it is
 # passed, seventeen here and six for each deal, and those cost a random game 40% of its time
 # (BENCHMARKS.md, "Reference counts at every call").  Only this build is inlined: the strategies'
-# loop compiled into run_chunk too took TriATri's first compile from 38 s to 144 s (1695828).
+# loop compiled into the chunk loop too took TriATri's first compile from 38 s to 144 s (1695828).
 play_rounds_random = kernel(globals(), inline="always")(_play_rounds)
-
-
-@kernel(globals(), inline="always")
-def play_game(seed, keys, index, rules, cards, masks, facts, strategies, params, streams, seat_streams, table, hands,
-              order, counters, scores, shares, log, deal_log, no_deals, no_script, work):
-    """One game of run ``seed``; returns its status (FINISHED or STRATEGY_BROKE_RULES).
-    ``strategies`` None: every seat plays random (see play_rounds).  ``keys``: ``seat_keys(seed)``,
-    which seeds the seats' PLAY streams."""
-    seed_game(streams, seat_streams, seed, keys, index)
-    for c in range(N_COUNTERS):
-        counters[c] = 0
-    for c in range(3):
-        table[T_SUPPLY + c] = rules[R_GEMS]
-        for s in range(MAX_PLAYERS):
-            table[T_GEMS + 3 * s + c] = 0
-    if strategies is None:
-        status, instant = play_rounds_random(rules, cards, masks, facts, None, params, streams, seat_streams, table,
-                                             hands, order, counters, log, deal_log, no_deals, no_script, work,
-                                             np.int64(0), np.int64(1 << 30), np.int64(-1))
-    else:
-        status, instant = play_rounds(rules, cards, masks, facts, strategies, params, streams, seat_streams, table,
-                                      hands, order, counters, log, deal_log, no_deals, no_script, work, np.int64(0),
-                                      np.int64(1 << 30), np.int64(-1))
-    # int64, not literals: one play_rounds for this and play_scenario (a literal argument
-    # compiles a version of its own)
-    final_standing(table, rules, instant, scores, shares)
-    return status
 
 
 @kernel(globals())
@@ -284,130 +288,98 @@ def all_random(strategies, n_players):
     return True
 
 
+# Without reference counts (it allocates nothing) and called once a game: the all-random loop is
+# compiled into it, the strategies' loop is a call (``play_rounds``)
+@kernel(globals(), refcounts=False)
+def play_game(state, run, index, given, lineup):
+    """Game ``index`` of ``run`` = (seed, keys); returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
+    rules = given[0]
+    strategies, params = lineup
+    table = state.table
+    seed_game(state.streams, state.seat_streams, run[0], run[1], index)
+    for c in range(N_COUNTERS):
+        state.counters[c] = 0
+    for c in range(3):
+        table[T_SUPPLY + c] = rules[R_GEMS]
+        for s in range(MAX_PLAYERS):
+            table[T_GEMS + 3 * s + c] = 0
+    # int64, not literals: one play_rounds for this and play_position (a literal argument
+    # compiles a version of its own)
+    if RANDOM_ONLY or all_random(strategies, rules[R_PLAYERS]):  # the loop compiled without strategies
+        status, instant = play_rounds_random(state, given, None, params, (NO_DEALS, NO_SCRIPT), np.int64(0),
+                                             (np.int64(1 << 30), np.int64(-1)))
+    else:
+        status, instant = play_rounds(state, given, strategies, params, (NO_DEALS, NO_SCRIPT), np.int64(0),
+                                      (np.int64(1 << 30), np.int64(-1)))
+    final_standing(table, rules, instant, state.scores, state.shares)
+    return status
+
+
 @kernel(globals(), inline="always")
 def pack_gems(table, seat):
     return table[T_GEMS + 3 * seat] | (table[T_GEMS + 3 * seat + 1] << 10) | (table[T_GEMS + 3 * seat + 2] << 20)
 
 
-# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
-# threads (and the writer threads compress and write the last chunk meanwhile)
-@kernel(globals(), refcounts=False)
-def play_share(seed, keys, start, first, last, rules, cards, masks, facts, strategies, params, streams,
-               seat_streams, table, hands, order, counters, scores, shares, log, deal_log, no_deals, no_script, work,
-               everyone_random, scores_out, shares_out, counters_out, gems_out, status_out):
-    """The games of one thread's share (run_chunk's loop): games start+first..start+last-1 into
-    columns first..last-1 of the outputs, on run_chunk's scratch arrays.  A function of its own,
-    compiled without reference counts: inlined into run_chunk, which allocates and so counts
-    references, the whole game took and gave back references as it went: ALEA's random games
-    ran at two thirds of their speed, TriATri's at nine tenths (BENCHMARKS.md, "One loop shape")."""
-    n_players = rules[R_PLAYERS]
-    for g in range(first, last):
-        if RANDOM_ONLY or everyone_random:  # the loop compiled without strategies (play_rounds)
-            status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, None, params, streams,
-                                      seat_streams, table, hands, order, counters, scores, shares, log, deal_log,
-                                      no_deals, no_script, work)
-        else:
-            status_out[g] = play_game(seed, keys, start + g, rules, cards, masks, facts, strategies, params,
-                                      streams, seat_streams, table, hands, order, counters, scores, shares, log,
-                                      deal_log, no_deals, no_script, work)
-        for s in range(n_players):  # outputs are column-major: each row is a Parquet column
-            scores_out[s, g] = scores[s]
-            shares_out[s, g] = shares[s]
-            gems_out[s, g] = pack_gems(table, s)
-        for c in range(N_COUNTERS):
-            counters_out[c, g] = counters[c]
-
-
-@kernel(globals(), nogil=True)
-def run_chunk(seed, keys, start, first, last, rules, cards, masks, strategies, params, scores_out, shares_out,
-              counters_out, gems_out, status_out):
-    """Games start+first..start+last-1 of run ``seed`` into columns first..last-1 (one thread's
-    share: simcore/threads.py).  Each game's randomness depends only on (seed, game index)
-    (``keys`` = ``seat_keys(seed)``) and it writes only its own column, so the result is the
-    same for any thread count or chunking."""
-    n_players = rules[R_PLAYERS]
-    everyone_random = all_random(strategies, n_players)
-    facts = card_facts(rules, cards)
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    order = np.empty(rules[R_DECK], dtype=np.int64)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    scores = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-    deal_log = np.empty((0, DEAL_LOG_WIDTH), dtype=np.int64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    play_share(seed, keys, start, first, last, rules, cards, masks, facts, strategies, params, streams,
-               seat_streams, table, hands, order, counters, scores, shares, log, deal_log, no_deals, no_script, work,
-               everyone_random, scores_out, shares_out, counters_out, gems_out, status_out)
+@kernel(globals(), inline="always")
+def keep_row(state, given, outputs, g):
+    """A played game's column ``g`` of a chunk (column-major outputs: each row is a Parquet
+    column): scores, shares, counters, each seat's gems packed."""
+    scores_out, shares_out, counters_out, gems_out = outputs[0], outputs[1], outputs[2], outputs[3]
+    for s in range(given[0][R_PLAYERS]):
+        scores_out[s, g] = state.scores[s]
+        shares_out[s, g] = state.shares[s]
+        gems_out[s, g] = pack_gems(state.table, s)
+    for c in range(N_COUNTERS):
+        counters_out[c, g] = state.counters[c]
 
 
 @kernel(globals())
-def play_many_logged(seed, keys, indices, rules, cards, masks, strategies, params, logs, deal_logs, scores, shares,
-                     counters, gems, status):
-    """Logged games for replays and tests: arrays gain a leading game axis; ``gems[k, s, c]``.
-    Always the strategies' loop, even when every seat is random (the same draws, the same games):
-    the all-random build is compiled into run_chunk alone, and tests/games/triatri/test_triatri.py holds its
-    rows to these games'."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    order = np.empty(rules[R_DECK], dtype=np.int64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    facts = card_facts(rules, cards)
-    for k in range(indices.shape[0]):
-        status[k] = play_game(seed, keys, indices[k], rules, cards, masks, facts, strategies, params, streams,
-                              seat_streams, table, hands, order, counters[k], scores[k], shares[k], logs[k],
-                              deal_logs[k], no_deals, no_script, work)
-        for s in range(rules[R_PLAYERS]):
-            for c in range(3):
-                gems[k, s, c] = table[T_GEMS + 3 * s + c]
+def keep_log(state, given, buffers, k):
+    """A logged game into row ``k`` of the buffers (``Game.log_buffers``; ``gems[k, s, c]``), and
+    the state's logs cleared for the next."""
+    logs, deal_logs, scores, shares, counters, gems = buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], \
+        buffers[5]
+    logs[k, :, :] = state.log
+    deal_logs[k, :, :] = state.deal_log
+    scores[k, :] = state.scores
+    shares[k, :] = state.shares
+    counters[k, :] = state.counters
+    for s in range(given[0][R_PLAYERS]):
+        for c in range(3):
+            gems[k, s, c] = state.table[T_GEMS + 3 * s + c]
+    state.log[:, :] = UNWRITTEN
+    state.deal_log[:, :] = UNWRITTEN
 
 
 @kernel(globals())
-def play_scenario(rules, cards, masks, strategies, params, start_gems, first_round, round_limit, trick_limit,
-                  deal_script, script, log, deal_log, scores, shares, counters, gems):
-    """Scripted deals and decisions from a given position (``balance play``); returns the status.
-    Deals the script leaves open come from game 0 of run 0, and a strategy asked draws from its
-    seat's PLAY stream of that game (``SCENARIO_KEYS``)."""
-    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    order = np.empty(rules[R_DECK], dtype=np.int64)
+def play_position(state, run, position, given, lineup, scripts):
+    """Scripted deals and decisions (``scripts``) from ``position`` = (start gems, first round,
+    rounds, tricks): ``balance play``; returns the status.  Deals the script leaves open come from
+    game 0 of ``run``, and a strategy asked draws from its seat's PLAY stream of that game."""
+    rules = given[0]
+    start_gems, first_round, round_limit, trick_limit = position
+    table = state.table
+    seed_streams(state.streams, run[0], 0, rules[R_PLAYERS])
+    seed_seats(state.seat_streams, run[1], 0)
     for c in range(3):
         table[T_SUPPLY + c] = rules[R_GEMS]
         for s in range(rules[R_PLAYERS]):
             table[T_GEMS + 3 * s + c] = start_gems[s, c]
             table[T_SUPPLY + c] -= start_gems[s, c]
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    status, instant = play_rounds(rules, cards, masks, card_facts(rules, cards), strategies, params, streams,
-                                  seat_streams, table, hands, order, counters, log, deal_log, deal_script, script, work,
-                                  first_round, round_limit, trick_limit)
-    final_standing(table, rules, instant, scores, shares)
-    for s in range(rules[R_PLAYERS]):
-        for c in range(3):
-            gems[s, c] = table[T_GEMS + 3 * s + c]
+    status, instant = play_rounds(state, given, lineup[0], lineup[1], scripts, first_round, (round_limit, trick_limit))
+    final_standing(table, rules, instant, state.scores, state.shares)
     return status
 
 
-@kernel(globals())
-def deal_openings(seed, games, rules, hands_out):
-    """hands_out[k, s]: seat s's hand of the first deal of game ``games[k]`` (round 1, before any
-    redeal), dealt by the play loop's own ``deal``: it is the first draw of the DEAL stream."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    order = np.empty(rules[R_DECK], dtype=np.int64)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    no_deals = np.empty((0, MAX_PLAYERS), dtype=np.int64)
-    work = np.zeros(WORK_WIDTH, dtype=np.int64)
-    for k in range(games.shape[0]):
-        seed_streams(streams, seed, games[k], rules[R_PLAYERS])
-        deal(hands, rules, streams, order, no_deals, work)
-        for s in range(hands_out.shape[1]):
-            hands_out[k, s] = hands[s]
+@kernel(globals(), inline="always")
+def deal_first(state, run, index, given):
+    """Seat s's hand of the first deal of game ``index`` (round 1, before any redeal), dealt by the
+    play loop's own ``deal``: it is the first draw of the DEAL stream."""
+    rules = given[0]
+    seed_streams(state.streams, run[0], index, rules[R_PLAYERS])
+    state.work[W_DEAL_CURSOR] = 0
+    deal(state, rules, NO_DEALS)
+
+
+# the entry points, written once for every game (simcore/play.py)
+run_chunk, play_many_logged, play_scenario, deal_openings = entry_points(globals())

@@ -449,13 +449,9 @@ def _first_trick_decision(game, players, settings, hands, script, spec):
     lineup = game.lineup(spec, players)
     log = np.full((1, cm.LOG_WIDTH), -9, dtype=np.int64)
     round_log = np.full((1, cm.ROUND_LOG_WIDTH), -9, dtype=np.int64)
-    info = np.zeros(cm.INFO_WIDTH, dtype=np.int64)
-    shares = np.zeros(cm.MAX_PLAYERS, dtype=np.float64)
-    counters = np.zeros(cm.N_COUNTERS, dtype=np.int64)
-    status = lineup.kernels.play_scenario(setup.rules, setup.masks, lineup.ids, lineup.params, dealt, in_play,
-                                          boxed & int(setup.masks[cm.M_DECK]), 0, orders, script, 1, 1, log,
-                                          round_log, info, shares, counters)
-    return game.log_dict(setup, log, round_log, info, shares, counters, int(status))["tricks"][0]["plays"]
+    status, rows = game.kernel_position(setup, lineup, dealt, in_play, boxed & int(setup.masks[cm.M_DECK]), 0, orders,
+                                        script, log, round_log, 1, 1)
+    return game.log_dict(setup, *rows, status)["tricks"][0]["plays"]
 
 
 @pytest.mark.parametrize("grimoires,expected", [([5, 1], "S-9@0"), ([-4, 1], "S-1@0")])

@@ -314,11 +314,8 @@ def _search_decision(game, players, settings, hands, plays, spec="search"):
         row[0, s] = sum(1 << card_id[c] for c in hand)
     log = np.full((1, tt.LOG_WIDTH), -9, dtype=np.int64)
     round_log = np.full((1, tt.ROUND_LOG_WIDTH), -9, dtype=np.int64)
-    status = lineup.kernels.play_scenario(
-        setup.rules, setup.masks, lineup.ids, lineup.params, np.zeros(tt.MAX_PLAYERS, dtype=np.int64), 0, 1, 1,
-        row, np.array([card_id[c] for c in plays], dtype=np.int64), np.zeros(1, dtype=np.int64), log, round_log,
-        np.zeros(tt.MAX_PLAYERS, dtype=np.int64), np.zeros(tt.MAX_PLAYERS, dtype=np.float64),
-        np.zeros(tt.N_COUNTERS, dtype=np.int64), np.zeros(tt.MAX_PLAYERS, dtype=np.int64))
+    status, _ = game.kernel_position(setup, lineup, (row, np.array([card_id[c] for c in plays], dtype=np.int64),
+                                                     np.zeros(1, dtype=np.int64)), log, round_log, tricks=1)
     assert status == UNFINISHED
     return setup.card_name(log[0, tt.L_PLAYS + decider])
 
