@@ -142,12 +142,18 @@ def install_group_locator() -> None:
 
     class GroupCacheLocator(base):
         def __init__(self, py_func, py_file):
+            from numba.core import config
+
             py_file = home_file(py_func, py_file)
-            super().__init__(py_func, py_file)  # NUMBA_CACHE_DIR: a plug-in build's copy, a test's game
+            super().__init__(py_func, py_file)
             if _random_build(py_file):  # beside the copy, in the folder its group fingerprint names
                 self._cache_path = os.path.join(os.path.dirname(py_file), "__pycache__")
             elif _in_packages(py_file):
                 self._cache_path = os.path.join(group_cache_dir(py_file), self.get_suitable_cache_subpath(py_file))
+            else:  # a plug-in build's copy, a test's game: NUMBA_CACHE_DIR (this module sets it, even
+                # where Numba was imported first and did not read it)
+                self._cache_path = os.path.join(config.CACHE_DIR or os.environ["NUMBA_CACHE_DIR"],
+                                                self.get_suitable_cache_subpath(py_file))
             if os.path.abspath(py_func.__code__.co_filename) != os.path.abspath(py_file):
                 # an entry point written once (simcore/play.py): Numba names its cache files after
                 # the file its code is in, the same for every module it runs in, and each module's
@@ -157,9 +163,16 @@ def install_group_locator() -> None:
         @classmethod
         def from_function(cls, py_func, py_file):
             home = home_file(py_func, py_file)
-            if home != py_file or _random_build(home) or _in_packages(home):
-                return super().from_function(py_func, home)
-            return None  # Numba's own locators
+            if home == py_file and not _random_build(home) and not _in_packages(home):
+                return None  # Numba's own locators
+            if not os.path.exists(home):
+                return None
+            locator = cls(py_func, home)
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                return None
+            return locator
 
     if not any(getattr(c, "__name__", "") == "GroupCacheLocator" for c in impl._locator_classes):
         impl._locator_classes = [GroupCacheLocator, *impl._locator_classes]

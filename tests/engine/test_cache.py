@@ -95,3 +95,27 @@ def test_the_entry_points_written_once_are_cached_with_each_game_that_runs_them(
             target = function.targetctx
             for signature in function.signatures:
                 assert function._cache.load_overload(signature, target) is not None, (name, entry, signature)
+
+
+def test_the_cache_folders_do_not_depend_on_numba_being_imported_after_the_engine(monkeypatch):
+    """Numba reads NUMBA_CACHE_DIR when it is first imported; imported before the engine (a
+    notebook's ``import numba`` first) it has none.  The engine's functions still go to their
+    groups' folders, and an entry point run in a copy of a kernel module (a build) to a folder of
+    that copy's: otherwise Numba's own locator would keep every module's entry points in one
+    file, and a build's machine code would be loaded for another's."""
+    from numba.core import caching, config
+
+    import simcore.jit  # noqa: F401 (installs the locator)
+    from simcore import cache
+    from simcore.games.bird_weather import kernel
+
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    locator = impl._locator_classes[0]
+    entry = kernel.run_chunk.py_func
+    found = locator.from_function(entry, entry.__code__.co_filename)
+    assert found.get_cache_path().startswith(str(cache.group_cache_dir(kernel.__file__)) + "/")
+    assert found.get_cache_path().endswith("/kernel")
+    own = kernel.new_state.py_func
+    assert locator.from_function(own, own.__code__.co_filename).get_cache_path().startswith(
+        str(cache.group_cache_dir(kernel.__file__)) + "/")
