@@ -288,9 +288,10 @@ def all_random(strategies, n_players):
     return True
 
 
-# Without reference counts (it allocates nothing) and called once a game: the all-random loop is
-# compiled into it, the strategies' loop is a call (``play_rounds``)
-@kernel(globals(), refcounts=False)
+# Compiled into the entry points (the chunk loop calls it with no call of its own: passing a state
+# of a dozen arrays, the game's inputs and the line-up costs more than a tenth of a random game),
+# the all-random loop with it; the strategies' loop is a call (``play_rounds``)
+@kernel(globals(), inline="always")
 def play_game(state, run, index, given, lineup):
     """Game ``index`` of ``run`` = (seed, keys); returns its status (FINISHED or STRATEGY_BROKE_RULES)."""
     rules = given[0]
