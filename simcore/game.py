@@ -209,9 +209,7 @@ class Game:
         return True
 
     one_contract: bool = False
-    """Whether the game's kernel module keeps the one contract of simcore/play.py (a scratch
-    ``State``, ``play_game`` on it and the shared entry points); the games not moved to it yet
-    take their arrays one by one."""
+    """Whether its kernel keeps simcore/play.py's contract (else it takes arrays one by one)."""
 
     tally_outputs: tuple[int, ...] = ()
     """Which of ``chunk_outputs`` are tallies summed over the chunk's games rather than one row a
@@ -224,15 +222,14 @@ class Game:
         outputs) on games start..start+n-1, shared among ``--threads`` threads (simcore/threads.py)."""
         from simcore.threads import share_out
 
-        kernels = lineup.kernels
-        run = kernels.run_chunk
-        if self.one_contract:
-            def share(first: int, last: int, into: tuple) -> None:
-                run(kernels.new_state(inputs, False), (seed, keys), start, inputs, (lineup.ids, lineup.params), into,
-                    first, last)
-        else:
-            def share(first: int, last: int, into: tuple) -> None:
-                run(seed, keys, start, first, last, *inputs, lineup.ids, lineup.params, *into)
+        kernels, players = lineup.kernels, (lineup.ids, lineup.params)
+
+        def share(first: int, last: int, into: tuple) -> None:  # a thread's state of its own
+            if self.one_contract:
+                state = kernels.new_state(inputs, False)
+                kernels.run_chunk(state, (seed, keys), start, inputs, players, into, first, last)
+            else:
+                kernels.run_chunk(seed, keys, start, first, last, *inputs, *players, *into)
 
         share_out(share, n, outputs, self.tally_outputs)
 
@@ -275,17 +272,12 @@ class Game:
 
     def opening_masks(self, setup, seed: int, games: np.ndarray) -> np.ndarray:
         """uint64[len(games), players]: each seat's hand as first dealt in these games of run
-        ``seed``, drawn by the kernel's own deal (its ``deal_openings``) from the game's DEAL
-        stream (so exactly the run's deal, whoever played it: no strategy draws from DEAL)."""
-        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
-        kernels = importlib.import_module(self.kernels_module)
-        if self.one_contract:
-            from simcore.rng import seat_keys
+        ``seed``, by the kernel's own deal (``deal_openings``): the run's deal, whoever played."""
+        from simcore.rng import seat_keys
 
-            inputs = self.kernel_inputs(setup)
-            kernels.deal_openings(kernels.new_state(inputs, False), (seed, seat_keys(seed)), games, inputs, hands)
-        else:
-            kernels.deal_openings(seed, games, setup.rules, hands)
+        hands = np.zeros((len(games), setup.players), dtype=np.uint64)
+        kernels, inputs = importlib.import_module(self.kernels_module), self.kernel_inputs(setup)
+        kernels.deal_openings(kernels.new_state(inputs, False), (seed, seat_keys(seed)), games, inputs, hands)
         return hands
 
     def card_names(self, setup) -> list[str] | None:

@@ -1,36 +1,47 @@
-"""The play loop alone, random seats, from this checkout (BENCHMARKS.md, "Another 2-core machine"):
+"""Games/s of one game's compiled play loop alone, one thread, in this checkout: the figure to
+compare side by side with another commit's (run it in both checkouts, in turns).
 
-    python tools/loop_speed.py GAME PLAYERS GAMES [--stock]
+    python tools/loop_speed.py chimera 4 random 200000      # prints one JSON line
 
-prints the checkout's folder and the best of 3 timings, in seconds, of GAMES games of the compiled
-play loop (`simcore.bench_scale.loop_seconds`, nothing kept) at 1 and at 2 threads.  Run it from an old
-commit's `git worktree` and from this one in turn, with the same `BALANCE_CACHE_DIR`, to compare
-them side by side.  With `--stock`: one thread, the random build (simcore/builds.py) against the
-stock loop playing the same random seats (what `balance book` plays inside `stock_loops`),
-interleaved."""
-import dataclasses
-import importlib
-import os
-import sys
+The engine is imported before Numba (as the CLI does), the loop compiled or loaded first, and the
+best of five passes over the games (in chunks of 65,536) is kept.  Run it with ``PYTHONPATH`` set
+to the checkout, so that a worktree measures its own sources."""
+import argparse
+import json
+import time
 
-sys.path.insert(0, os.getcwd())
-from simcore.bench_scale import loop_seconds  # noqa: E402
-from simcore.registry import get_game  # noqa: E402
+import simcore.cache  # noqa: F401 (first: it sets NUMBA_CACHE_DIR before Numba reads it)
 
-name, players, games = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-game = get_game(name)
-setup = game.setup(players, game.variant())
-lineup = game.lineup("random", players)
-if "--stock" in sys.argv[4:]:
-    stock = dataclasses.replace(lineup, kernels=importlib.import_module(game.kernels_module))
-    timings = {"random build": [], "stock loop": []}
-    for each in (lineup, stock):
-        game.run_chunk(setup, each, 0, 0, 64)  # compiled (or loaded) before anything is timed
-    for _ in range(3):
-        for label, each in zip(timings, (lineup, stock)):
-            timings[label].append(loop_seconds(game, setup, each, games, 1)[0])
-    print(name, {label: round(min(values), 3) for label, values in timings.items()})
-else:
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game")
+    parser.add_argument("players", type=int)
+    parser.add_argument("lineup", help="one strategy for every seat, or one a seat, comma-separated")
+    parser.add_argument("games", type=int)
+    parser.add_argument("--passes", type=int, default=5)
+    args = parser.parse_args()
+
+    import numba
+
+    from simcore.registry import get_game
+
+    numba.set_num_threads(1)
+    game = get_game(args.game)
+    setup = game.setup(args.players, game.variant())
+    lineup = game.lineup(args.lineup, args.players)
     game.run_chunk(setup, lineup, 0, 0, 64)
-    print(os.getcwd(), name, [round(min(loop_seconds(game, setup, lineup, games, threads)[0] for _ in range(3)), 3)
-                              for threads in (1, 2)])
+    game.take_tallies()
+    best = float("inf")
+    for _ in range(args.passes):
+        started = time.perf_counter()
+        for start in range(0, args.games, 65536):
+            game.run_chunk(setup, lineup, 7, start, min(65536, args.games - start))
+            game.take_tallies()
+        best = min(best, time.perf_counter() - started)
+    print(json.dumps({"game": args.game, "players": args.players, "lineup": args.lineup, "games": args.games,
+                      "games_per_s": round(args.games / best)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -97,6 +97,24 @@ def test_no_engine_module_outside_a_game_folder_is_long():
     assert long == {}
 
 
+# the games whose kernels keep the one contract of simcore/play.py (their Game.one_contract, which
+# tests/engine/test_cache.py reads); ALEA and the rules-file engine are still to move
+ONE_CONTRACT = ("bird_weather", "chimera", "ten_tricks", "triatri")
+
+
+def test_no_function_of_a_kernel_on_the_one_contract_takes_more_than_ten_parameters():
+    """A kernel on the one contract hands its game a state, the rules in force and the line-up
+    (simcore/play.py), not twenty arrays one by one (issue 49): no function of it, nor of the
+    entry points written once, takes more than ten parameters."""
+    paths = [ROOT / "simcore" / "play.py"] + [ROOT / "simcore" / "games" / game / "kernel.py" for game in ONE_CONTRACT]
+    long = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and len(node.args.args) > 10:
+                long[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = len(node.args.args)
+    assert long == {}
+
+
 def test_code_is_generated_in_one_module():
     """``exec`` (the dispatchers written from a game's own argument lists) lives in
     simcore/codegen.py alone; everything else is code a reader can open."""
