@@ -244,7 +244,7 @@ def _play_rounds(state, given, lineup, scripts, limits, random_only):
                 top0 = table[ix(at)]
                 top1 = table[ix(at + 1)]
                 m0, m1, can_follow = legal_masks(hand, top0, top1, lead, masks)
-                if not random_only:  # the random-only build withholds nothing (run_chunk)
+                if not random_only:  # the random-only build withholds nothing (play_game)
                     m0, m1 = withhold_slots(m0, m1, np.uint64(rules[R_WITHHELD]))
                 if not random_only and not can_follow:     # its field will show it lacks the lead suit
                     table[ix(T_VOID + seat)] |= np.int64(1) << lead
@@ -400,7 +400,7 @@ def _play_rounds(state, given, lineup, scripts, limits, random_only):
 
 # strategies and scenarios: one compiled function, without reference counts (it allocates nothing)
 play_rounds = kernel(globals(), refcounts=False)(_play_rounds)
-# the all-random build is compiled into play_game, and so into run_chunk: no call, and none of
+# the all-random build is compiled into play_game: no call, and none of
 # the reference counts a call takes and gives back on its arrays
 play_rounds_random = kernel(globals(), inline="always")(_play_rounds)
 
