@@ -92,7 +92,8 @@ SCENARIO_SEED = 0
 SCENARIO_KEYS = seat_keys(SCENARIO_SEED)
 """The seat keys of the scenarios that have no seed of their own (``balance play`` of every game but
 BIRD & WEATHER, whose scenarios take a ``seed``): game 0 of run 0, as before the keys existed.  The
-compiled ``play_scenario``s read it as a constant."""
+games on the one contract are handed it (their ``kernel_position``: ``run = (SCENARIO_SEED,
+SCENARIO_KEYS)``); ALEA's compiled ``play_scenario`` reads it as a constant."""
 
 
 @njit(cache=True, inline="always")
