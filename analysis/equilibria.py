@@ -71,7 +71,7 @@ def round_points(setup, trap: int, declarations: np.ndarray, dice_index: np.ndar
     from simcore.threads import share_out
 
     def share(first: int, last: int, into: tuple) -> None:
-        rounds_of(setup.rules, setup.codes, setup.trap_ids, setup.odds, trap, declarations, dice_index, seed, first,
+        rounds_of((setup.rules, setup.codes, setup.trap_ids, setup.odds), trap, declarations, dice_index, seed, first,
                   last, *into)
 
     share_out(share, len(declarations), (points,))

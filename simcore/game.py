@@ -211,22 +211,22 @@ class Game:
     one_contract: bool = False
     """Whether its kernel keeps simcore/play.py's contract (else it takes arrays one by one)."""
 
-    tally_outputs: tuple[int, ...] = ()
+    tally_outputs: dict[int, str] = {}
     """Which of ``chunk_outputs`` are tallies summed over the chunk's games rather than one row a
-    game (simcore/threads.py gives each thread its own)."""
+    game (simcore/threads.py gives each thread its own), each the state field the games add into."""
 
     def play_chunk(self, lineup: Lineup, seed: int, keys, start: int, n: int, inputs: tuple,
                    outputs: tuple) -> None:
-        """The compiled ``run_chunk(seed, keys, start, first, last, *inputs, ids, params, *outputs)``
-        (one thread's loop: games start+first..start+last-1 into rows first..last-1 of the
-        outputs) on games start..start+n-1, shared among ``--threads`` threads (simcore/threads.py)."""
+        """The compiled ``run_chunk`` (one thread's loop, simcore/play.py) on games start..start+n-1,
+        shared among ``--threads`` threads (simcore/threads.py), each on a state of its own."""
         from simcore.threads import share_out
 
         kernels, players = lineup.kernels, (lineup.ids, lineup.params)
 
         def share(first: int, last: int, into: tuple) -> None:  # a thread's state of its own
             if self.one_contract:
-                state = kernels.new_state(inputs, False)
+                tallies = {field: into[i] for i, field in self.tally_outputs.items()}
+                state = kernels.new_state(inputs, False)._replace(**tallies)
                 kernels.run_chunk(state, (seed, keys), start, inputs, players, into, first, last)
             else:
                 kernels.run_chunk(seed, keys, start, first, last, *inputs, *players, *into)

@@ -126,13 +126,15 @@ ENTRY_POINTS = {"run_chunk": (_run_chunk, {"nogil": True, "refcounts": False}), 
                 "play_scenario": (_play_scenario, {}), "deal_openings": (_deal_openings, {})}
 
 
-def entry_points(namespace: dict) -> tuple:
-    """The entry points (``ENTRY_POINTS``, in order) compiled as functions of the kernel module
-    whose ``globals()`` is ``namespace``."""
+def entry_points(namespace: dict, *names: str) -> tuple:
+    """The entry points ``names`` (default: all of ``ENTRY_POINTS``, in order) compiled as
+    functions of the kernel module whose ``globals()`` is ``namespace``.  A game names those it
+    has the functions for (ALEA deals no hands: no ``deal_openings``)."""
     import types
 
     made = []
-    for name, (template, options) in ENTRY_POINTS.items():
+    for name in names or ENTRY_POINTS:
+        template, options = ENTRY_POINTS[name]
         function = types.FunctionType(template.__code__, namespace, name)
         function.__module__, function.__qualname__, function.__doc__ = namespace["__name__"], name, template.__doc__
         made.append(kernel(namespace, **options)(function))

@@ -98,8 +98,8 @@ def test_no_engine_module_outside_a_game_folder_is_long():
 
 
 # the games whose kernels keep the one contract of simcore/play.py (their Game.one_contract, which
-# tests/engine/test_cache.py reads); ALEA and the rules-file engine are still to move
-ONE_CONTRACT = ("bird_weather", "chimera", "ten_tricks", "triatri")
+# tests/engine/test_cache.py reads); the rules-file engine is still to move
+ONE_CONTRACT = ("bird_weather", "chimera", "sky_city", "ten_tricks", "triatri")
 
 
 def test_no_function_of_a_kernel_on_the_one_contract_takes_more_than_ten_parameters():

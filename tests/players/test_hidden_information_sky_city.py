@@ -196,14 +196,9 @@ def _declare_round(game, pair, lineup, state):
     script = np.array(pair["draws"] + pair["to_come"][state], dtype=np.int64)
     start = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
     start[:p] = pair["start"]
-    log = np.full((r + 1, sc.LOG_WIDTH), -1, dtype=np.int64)
-    totals = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
-    counters = np.zeros(sc.N_COUNTERS, dtype=np.int64)
-    winner = lineup.kernels.play_scenario(setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                                          lineup.params, start, int(pair["final"]), trap_script, declare_script,
-                                          script, log, totals, counters)
-    assert winner != STRATEGY_BROKE_RULES, (lineup.names, pair)
-    return game.log_dict(setup, log, totals, counters, int(winner))
+    status, played = game.kernel_position(setup, lineup, start, pair["final"], (trap_script, declare_script, script))
+    assert status != STRATEGY_BROKE_RULES, (lineup.names, pair)
+    return game.log_dict(setup, *played)
 
 
 def _view(pair, log):

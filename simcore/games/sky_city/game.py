@@ -11,7 +11,6 @@ from simcore.errors import BalanceError
 from simcore.game import Columns, Event, Game, per_seat, used_rows
 from simcore.lineup import Lineup
 from simcore.games.sky_city import rules as sc
-from simcore.rng import seat_keys
 
 _CHUNK = threading.local()  # .tallies: this thread's last chunk's trap tallies, until taken
 
@@ -46,28 +45,27 @@ class SkyCity(Game, rules=sc):
         return sc.make_setup(players, variant.settings, base)
 
     # --- runs -------------------------------------------------------------------------
-    tally_outputs = (3, 4, 5)  # judged, fired, stats: summed over a chunk's games, each thread its own
+    one_contract = True
+    # judged, fired, stats: summed over a chunk's games (each thread its own), the state's tallies
+    tally_outputs = {3: "judged", 4: "fired_tally", 5: "trap_stats"}
 
-    def run_chunk(self, setup, lineup: Lineup, seed, start, n):
-        """The dice game's own chunk: no status array (a plug-in's illegal declaration marks the
-        winner -2), and each chunk counts its own fresh-dice trap tallies (``take_tallies``)."""
-        p = setup.players
-        scores = np.zeros((n, p), dtype=np.int16)
-        winners = np.zeros(n, dtype=np.int64)
-        counters = np.zeros((n, sc.N_COUNTERS), dtype=np.uint16)
+    def kernel_inputs(self, setup) -> tuple:
+        return (setup.rules, setup.codes, setup.trap_ids, setup.odds)
+
+    def chunk_outputs(self, setup, n: int) -> tuple[np.ndarray, ...]:
         rows, width = len(setup.full_deck), setup.odds.shape[1]
-        judged = np.zeros((rows, width), dtype=np.int64)
-        fired = np.zeros((rows, width), dtype=np.int64)
-        stats = np.zeros((rows, sc.N_TRAP_STATS), dtype=np.int64)
-        self.play_chunk(lineup, seed, seat_keys(seed), start, n, (setup.rules, setup.codes, setup.trap_ids, setup.odds),
-                        (scores, winners, counters, judged, fired, stats))
-        self.check_status(np.where(winners == -2, -2, -1), lineup, start, seed)
+        return (np.zeros((n, setup.players), dtype=np.int16), np.zeros(n, dtype=np.int64),
+                np.zeros((n, sc.N_COUNTERS), dtype=np.uint16), np.zeros((rows, width), dtype=np.int64),
+                np.zeros((rows, width), dtype=np.int64), np.zeros((rows, sc.N_TRAP_STATS), dtype=np.int64))
+
+    def record(self, setup, scores, winners, counters, judged, fired, stats) -> list:
+        """The rows; the chunk's fresh-dice trap tallies are kept for ``take_tallies``."""
+        n, p = len(winners), setup.players
         _CHUNK.tallies = {"judged": judged.tolist(), "fired": fired.tolist(), "stats": stats.tolist(),
-                         "rounds": int(counters[:, sc.C_ROUNDS].sum()), "games": n}
+                          "rounds": int(counters[:, sc.C_ROUNDS].sum()), "games": n}
         shares = np.stack([(winners == s).astype(np.float32) for s in range(p)])
-        return self.rows(start, n, [Columns(scores, per_seat("score", p), games_first=True),
-                                    Columns(shares, per_seat("share", p)), {"winner": winners.astype(np.int8)},
-                                    Columns(counters, sc.COUNTER_NAMES, games_first=True)])
+        return [Columns(scores, per_seat("score", p), games_first=True), Columns(shares, per_seat("share", p)),
+                {"winner": winners.astype(np.int8)}, Columns(counters, sc.COUNTER_NAMES, games_first=True)]
 
     def check_lineup(self, setup, lineup: Lineup) -> None:
         slot = self.strategy_module().P_FIXED_K  # the players, through the registry
@@ -111,22 +109,10 @@ class SkyCity(Game, rules=sc):
                 "assumed_traps": [t.name for t in setup.full_deck.traps if t.assumed]}
 
     # --- logs ----------------------------------------------------------------------------
-    def kernel_logs(self, setup, lineup: Lineup, seed: int, indices, max_rounds: int | None = None) -> list[dict]:
-        indices = np.asarray(indices, dtype=np.int64)
-        k = len(indices)
-        rows = max_rounds or setup.max_rounds
-        logs = np.full((k, rows, sc.LOG_WIDTH), -1, dtype=np.int64)
-        totals = np.zeros((k, sc.MAX_PLAYERS), dtype=np.int64)
-        counters = np.zeros((k, sc.N_COUNTERS), dtype=np.int64)
-        winners = np.zeros(k, dtype=np.int64)
-        judged = np.zeros((len(setup.full_deck), setup.odds.shape[1]), dtype=np.int64)
-        fired = np.zeros_like(judged)
-        stats = np.zeros((len(setup.full_deck), sc.N_TRAP_STATS), dtype=np.int64)
-        lineup.kernels.play_many_logged(seed, seat_keys(seed), indices, setup.rules, setup.codes, setup.trap_ids,
-                                        setup.odds, lineup.ids, lineup.params, logs, totals, counters, winners, judged,
-                                        fired, stats)
-        self.check_status(np.where(winners == -2, -2, -1), lineup, indices, seed)
-        return [self.log_dict(setup, logs[g], totals[g], counters[g], int(winners[g])) for g in range(k)]
+    def log_buffers(self, setup, k: int) -> tuple[np.ndarray, ...]:
+        return (np.full((k, setup.max_rounds, sc.LOG_WIDTH), -1, dtype=np.int64),
+                np.zeros((k, sc.MAX_PLAYERS), dtype=np.int64), np.zeros((k, sc.N_COUNTERS), dtype=np.int64),
+                np.zeros(k, dtype=np.int64))
 
     def log_dict(self, setup, log, totals, counters, winner: int) -> dict:
         rounds = []
@@ -141,7 +127,7 @@ class SkyCity(Game, rules=sc):
                 "ended_by": sc.ENDED_NAMES[row[sc.L_ENDED]],
             })
         return {"game": self.name, "players": setup.players, "rounds": rounds,
-                "scores": [int(x) for x in totals[:setup.players]], "winner": winner,
+                "scores": [int(x) for x in totals[:setup.players]], "winner": int(winner),
                 "shares": [1.0 if s == winner else 0.0 for s in range(setup.players)],
                 "counters": {name: int(counters[c]) for c, name in enumerate(sc.COUNTER_NAMES)}}
 
@@ -182,14 +168,9 @@ class SkyCity(Game, rules=sc):
             draws.append(tied.index(record.winner))
         start = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
         start[:p] = data.get("start_scores") or [0] * p
-        log = np.full((len(record.rounds), sc.LOG_WIDTH), -1, dtype=np.int64)
-        totals = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
-        counters = np.zeros(sc.N_COUNTERS, dtype=np.int64)
-        lineup = self.lineup("random", p)
-        winner = lineup.kernels.play_scenario(setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                                              lineup.params, start, int(final), trap_script, declare_script,
-                                              np.array(draws, dtype=np.int64), log, totals, counters)
-        compiled = self.log_dict(setup, log, totals, counters, int(winner))
+        _, played = self.kernel_position(setup, self.lineup("random", p), start, final,
+                                         (trap_script, declare_script, np.array(draws, dtype=np.int64)))
+        compiled = self.log_dict(setup, *played)
         reference = {"rounds": [{"round": r.round, "trap": r.trap, "trap_index": r.trap_index, "final": r.final,
                                  "declared": list(r.declared), "dice": [d for e in r.rolls for d in e["dice"]],
                                  "points": list(r.points), "ended_by": r.ended_by} for r in record.rounds],
@@ -197,6 +178,21 @@ class SkyCity(Game, rules=sc):
         self.require_agreement(all(compiled[key] == reference[key] for key in ("rounds", "scores", "winner")), where)
         compiled.update(engines_agree=True, finished=record.finished, start_scores=[int(x) for x in start[:p]])
         return compiled
+
+    def kernel_position(self, setup, lineup, start_scores, final: bool, scripts, log=None):
+        """The compiled loop on scripted rounds (``scripts`` = traps as rows of the deck in force,
+        declarations, draws) from ``start_scores`` (int64[MAX_PLAYERS]) and the final-round flag,
+        a round a scripted trap: its status and ``log_dict``'s arguments (``log``, one row a
+        round, filled in place).  A strategy asked draws from game 0 of run 0's PLAY streams."""
+        from simcore.rng import SCENARIO_KEYS, SCENARIO_SEED
+
+        if log is None:
+            log = np.full((len(scripts[0]), sc.LOG_WIDTH), -1, dtype=np.int64)
+        inputs = self.kernel_inputs(setup)
+        state = lineup.kernels.new_state(inputs, False)._replace(log=log)
+        status = lineup.kernels.play_scenario(state, (SCENARIO_SEED, SCENARIO_KEYS), (start_scores, np.int64(final)),
+                                              inputs, (lineup.ids, lineup.params), scripts)
+        return int(status), (log, state.totals, state.counters, int(state.work[lineup.kernels.W_WINNER]))
 
     @staticmethod
     def expectations(log: dict) -> dict:

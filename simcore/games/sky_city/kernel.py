@@ -1,11 +1,22 @@
 """The Sky City of ALEA: the round loop that asks the strategies (compiled).
 
-Entry points share ``play_game``: ``run_chunk`` (one thread's share of a chunk's rows, plus the
-tallies of fresh-dice trap judgements) and ``play_many_logged`` (full round logs: replays and the
-differential test).  Chance comes from the DEAL stream in the order documented in
-simcore/games/sky_city/reference.py; the strategy at seat s is handed ``seat_streams[s]``, its own
-PLAY stream (simcore/rng.py), never the game's ``streams``.
+The game's side of the one contract (simcore/play.py): its scratch ``State``, ``play_game`` on
+it (rounds until the final round is over, each played by ``play_round``), what a chunk's row and
+a logged game keep, and a scripted position (``balance play``); the entry points are written once
+for every game.  ALEA deals no hands, so it has no ``deal_openings``.  Its own entry point,
+``round_points``, plays single rounds for the declaration equilibria (analysis/equilibria.py).
+
+The state also holds the tallies of fresh-dice trap judgements (``judged``, ``fired_tally``) and
+the per-trap round statistics (``trap_stats``), added to as the games are played: in a chunk they
+are the chunk's own outputs (``SkyCity.tally_outputs``), so a thread's share of the games adds
+into its own.
+
+Chance comes from the DEAL stream in the order documented in simcore/games/sky_city/reference.py;
+the strategy at seat s is handed ``state.seat_streams[s]``, its own PLAY stream (simcore/rng.py),
+never the game's ``streams``.
 """
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -19,8 +30,8 @@ from simcore.games.sky_city.rules import (
 )
 from simcore.registry import strategies_of
 from simcore.jit import kernel
-from simcore.play import STRATEGY_BROKE_RULES
-from simcore.rng import DEAL, N_STREAMS, PLAY, below, below_in_row, scenario_streams, seed_game, seed_streams, shuffle
+from simcore.play import FINISHED, SCRIPT_CURSOR, STRATEGY_BROKE_RULES, UNFINISHED, entry_points
+from simcore.rng import DEAL, N_STREAMS, PLAY, below, below_in_row, seed_game, seed_seats, seed_streams, shuffle
 from simcore.games.sky_city.trap_odds import face_byte, fires_packed
 
 strategy = globals().get("__strategies__") or strategies_of(__name__)  # the registry's players
@@ -29,14 +40,41 @@ RANDOM = strategy.RANDOM
 
 NO_SCRIPT = np.empty(0, dtype=np.int64)  # compile-time constants: no allocation per game
 NO_DECLARATIONS = np.empty((0, MAX_PLAYERS), dtype=np.int64)
+UNWRITTEN = -1  # a log row or entry not written (yet)
+
+W_WINNER = 1  # work[W_WINNER]: the last game's winner (-1: unfinished); work[SCRIPT_CURSOR]: draws used
+WORK_WIDTH = 2
+
+# One game's scratch arrays, made once a thread (``new_state``) and played on game after game.
+# ``judged``/``fired_tally`` [trap, dice] and ``trap_stats`` [trap, stat] are tallies, indexed by
+# full-deck position; the round ``log`` has rows only in a state made for logged games.
+State = namedtuple("State", "streams seat_streams table order points totals counters judged fired_tally trap_stats "
+                            "log work")
+
+
+@kernel(globals())
+def new_state(given, logged):
+    """A fresh state for the rules in force ``given`` = (rules, codes, trap_ids, odds)
+    (``logged``: with room for the longest game's round log)."""
+    rules, trap_ids, odds = given[0], given[2], given[3]
+    n_full = 0  # the tallies' rows: every full-deck position in use
+    for t in trap_ids:
+        n_full = max(n_full, t + 1)
+    rounds = rules[R_MAX_ROUNDS] if logged else 0
+    return State(np.empty(N_STREAMS, dtype=np.uint64), np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64),
+                 np.zeros(TABLE_WIDTH, dtype=np.int64), np.empty(rules[R_TRAPS], dtype=np.int64),
+                 np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64),
+                 np.zeros(N_COUNTERS, dtype=np.int64), np.zeros((n_full, odds.shape[1]), dtype=np.int64),
+                 np.zeros((n_full, odds.shape[1]), dtype=np.int64), np.zeros((n_full, N_TRAP_STATS), dtype=np.int64),
+                 np.full((rounds, LOG_WIDTH), UNWRITTEN, dtype=np.int64), np.zeros(WORK_WIDTH, dtype=np.int64))
 
 
 @kernel(globals(), inline="always")
-def chance(streams, script, cursor, n):
+def chance(streams, script, work, n):
     """A DEAL draw in [0, n), or the next scripted draw (scenarios replay given dice and choices)."""
-    if cursor[0] < script.shape[0]:
-        cursor[0] += 1
-        return script[cursor[0] - 1]
+    if work[SCRIPT_CURSOR] < script.shape[0]:
+        work[SCRIPT_CURSOR] += 1
+        return script[work[SCRIPT_CURSOR] - 1]
     return below(streams, DEAL, n)
 
 
@@ -49,11 +87,11 @@ def shuffle_traps(order, n, streams):
 
 
 @kernel(globals(), inline="always")
-def roll(packed, n, streams, script, cursor, log, log_row):
+def roll(packed, n, streams, script, work, log, log_row):
     """Roll n dice onto the table, one at a time, noting each in the round's log row; returns
     the table's face counts with them (packed: simcore/games/sky_city/trap_odds.py)."""
     for _ in range(n):
-        face = 1 + chance(streams, script, cursor, 6)
+        face = 1 + chance(streams, script, work, 6)
         packed += face_byte(face)
         if log_row >= 0:
             k = log[log_row, L_NDICE]
@@ -63,10 +101,16 @@ def roll(packed, n, streams, script, cursor, log, log_row):
 
 
 @kernel(globals(), inline="always")
-def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, points,
-               counters, judged, fired_tally, log, log_row, declare_script, script, cursor):
-    """One round (§ラウンドの流れ): declarations, groups in ascending order, escapes.
-    Returns how it ended, or STRATEGY_BROKE_RULES."""
+def play_round(state, given, lineup, log_row, declare_script, script):
+    """One round (§ラウンドの流れ) of the trap in ``state.table``: declarations (scripted from
+    ``declare_script``'s row for the round, if it has one), groups in ascending order, escapes;
+    each seat's points of the round into ``state.points``.  Returns how it ended, or
+    STRATEGY_BROKE_RULES."""
+    rules, codes, trap_ids, odds = given
+    strategies, params = lineup
+    table, points, counters, streams, seat_streams = state.table, state.points, state.counters, state.streams, \
+        state.seat_streams
+    judged, fired_tally, log, work = state.judged, state.fired_tally, state.log, state.work
     n_players = rules[R_PLAYERS]
     dice = rules[R_DICE]
     trap = table[T_TRAP]
@@ -106,7 +150,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
             continue
         group = popcount(np.uint64(members))
         # each member rolls its k dice in seat order: one roll of k * group dice, the same draws
-        packed = roll(packed, k * group, streams, script, cursor, log, log_row)
+        packed = roll(packed, k * group, streams, script, work, log, log_row)
         on_table += k * group
         fired = fires_packed(codes, trap, packed)
         if first_group:  # fresh dice: a sample of the exact odds
@@ -144,7 +188,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                             tied = 1
                         elif table[T_SCORE + s] == lowest:
                             tied += 1
-                pick = chance(streams, script, cursor, tied) if tied > 1 else 0
+                pick = chance(streams, script, work, tied) if tied > 1 else 0
                 seat = -1
                 for s in range(n_players):
                     if table[T_DECLARED + s] == k and (escaped >> s) & 1 == 0 and table[T_SCORE + s] == lowest:
@@ -153,7 +197,7 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
                             break
                         pick -= 1
                 escaped |= 1 << seat
-                packed = roll(np.uint64(0), on_table, streams, script, cursor, log, log_row)
+                packed = roll(np.uint64(0), on_table, streams, script, work, log, log_row)
                 counters[C_ESCAPES] += 1
                 again = fires_packed(codes, trap, packed)
                 judged[trap_id, on_table] += 1
@@ -173,31 +217,17 @@ def play_round(table, rules, codes, trap_ids, odds, strategies, params, streams,
     return ALL_CLEARED
 
 
-# inline, with play_rounds: each call with twenty-odd arrays took and gave back a reference count per
-# array (NRT_incref/NRT_decref), about half of a random game's time (perf)
 @kernel(globals(), inline="always")
-def play_game(seed, keys, index, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table,
-              order, points, totals, counters, judged, fired_tally, trap_stats, log, cursor):
-    """One game of run ``seed`` (``keys`` = ``seat_keys(seed)``, for seed_game): rounds until the
-    final round is over (or the cap).  ``cursor``: the caller's scratch int64[1] (nothing is
-    scripted here, but ``chance`` reads it); no array is allocated per game."""
-    seed_game(streams, seat_streams, seed, keys, index)
-    for s in range(rules[R_PLAYERS]):
-        table[T_SCORE + s] = 0
-    table[T_FINAL] = 0
-    cursor[0] = 0
-    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order,
-                       points, totals, counters, judged, fired_tally, trap_stats, log, NO_SCRIPT, NO_DECLARATIONS,
-                       NO_SCRIPT, cursor, rules[R_MAX_ROUNDS])
-
-
-@kernel(globals(), inline="always")
-def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order, points,
-                totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script, script, cursor,
-                round_limit):
-    """Rounds from the position in ``table`` until the game ends or ``round_limit`` rounds were
-    played; returns the winner (-1 if unfinished) or STRATEGY_BROKE_RULES.  Scenarios give the
-    traps, declarations and draws; a run's games give none (deck shuffled from DEAL)."""
+def play_rounds(state, given, lineup, scripts, round_limit):
+    """Rounds from the position in ``state.table`` until the game ends or ``round_limit`` rounds
+    were played; returns the winner (-1 if unfinished) or STRATEGY_BROKE_RULES.  ``scripts`` =
+    (traps, declarations, draws): a scenario gives them; a run's games give none (the deck
+    shuffled from DEAL, the strategies declaring, the dice rolled)."""
+    rules, trap_ids = given[0], given[2]
+    trap_script, declare_script, script = scripts
+    table, order, points, totals, counters, streams = state.table, state.order, state.points, state.totals, \
+        state.counters, state.streams
+    trap_stats, log = state.trap_stats, state.log
     n_players = rules[R_PLAYERS]
     n_traps = rules[R_TRAPS]
     for c in range(N_COUNTERS):
@@ -221,8 +251,7 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
         if log_row >= 0:
             log[log_row, L_NDICE] = 0
         escapes, escaped, paid = counters[C_ESCAPES], counters[C_ESCAPED], counters[C_ZERO_BONUSES]
-        ended = play_round(table, rules, codes, trap_ids, odds, strategies, params, streams, seat_streams,
-                           points, counters, judged, fired_tally, log, log_row, declare_script, script, cursor)
+        ended = play_round(state, given, lineup, log_row, declare_script, script)
         if ended == STRATEGY_BROKE_RULES:
             return STRATEGY_BROKE_RULES
         row = trap_ids[table[T_TRAP]]  # trap_stats[row, ...], not a view of the row (a reference count per round)
@@ -275,7 +304,7 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
     for s in range(n_players):
         if totals[s] == best:
             tied += 1
-    pick = chance(streams, script, cursor, tied) if tied > 1 else 0  # roll-off: uniform among the tied
+    pick = chance(streams, script, state.work, tied) if tied > 1 else 0  # roll-off: uniform among the tied
     if tied > 1:
         counters[C_ROLLOFF] = 1
     winner = -1
@@ -288,125 +317,93 @@ def play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_
     return winner
 
 
-# One thread's loop, without the GIL: simcore/threads.py shares a chunk's games among the run's
-# threads (and the writer threads compress and write the last chunk meanwhile), each adding
-# into trap tallies of its own, summed after (SkyCity.tally_outputs)
 @kernel(globals(), refcounts=False)
-def play_share(seed, keys, start, first, last, rules, codes, trap_ids, odds, strategies, params, streams,
-               seat_streams, table, order, points, totals, counters, log, cursor, scores_out, winner_out,
-               counters_out, judged_out, fired_out, stats_out):
-    """The games of one thread's share (run_chunk's loop): games start+first..start+last-1 into
-    rows first..last-1 of the outputs, on run_chunk's scratch arrays.  A function of its own,
-    compiled without reference counts: inlined into run_chunk, which allocates and so counts
-    references, the whole game took and gave back references as it went: ALEA's random games
-    ran at two thirds of their speed, TriATri's at nine tenths (BENCHMARKS.md, "One loop shape")."""
-    n_players = rules[R_PLAYERS]
-    for g in range(first, last):
-        winner = play_game(seed, keys, start + g, rules, codes, trap_ids, odds, strategies, params, streams,
-                           seat_streams, table, order, points, totals, counters, judged_out, fired_out, stats_out, log,
-                           cursor)
-        winner_out[g] = winner
-        for s in range(n_players):
-            scores_out[g, s] = totals[s]
-        for c in range(N_COUNTERS):
-            counters_out[g, c] = counters[c]
-
-
-@kernel(globals(), nogil=True)
-def run_chunk(seed, keys, start, first, last, rules, codes, trap_ids, odds, strategies, params, scores_out,
-              winner_out, counters_out, judged_out, fired_out, stats_out):
-    """Games start+first..start+last-1 of run ``seed`` (``keys`` = ``seat_keys(seed)``) into rows
-    first..last-1; judged_out/fired_out[trap, dice] and stats_out get this share's fresh-dice
-    judgement tallies added (integer sums: the same totals for any thread count)."""
-    n_players = rules[R_PLAYERS]
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((n_players, N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    order = np.empty(rules[R_TRAPS], dtype=np.int64)
-    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-    cursor = np.zeros(1, dtype=np.int64)
-    play_share(seed, keys, start, first, last, rules, codes, trap_ids, odds, strategies, params, streams,
-               seat_streams, table, order, points, totals, counters, log, cursor, scores_out, winner_out,
-               counters_out, judged_out, fired_out, stats_out)
-
-
-@kernel(globals())
-def play_many_logged(seed, keys, indices, rules, codes, trap_ids, odds, strategies, params, logs, totals, counters,
-                     winners, judged, fired_tally, trap_stats):
-    """Logged games (one row per round, up to logs.shape[1] rounds) for replays and tests."""
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    seat_streams = np.empty((rules[R_PLAYERS], N_STREAMS), dtype=np.uint64)
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    order = np.empty(rules[R_TRAPS], dtype=np.int64)
-    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    cursor = np.zeros(1, dtype=np.int64)
-    for k in range(indices.shape[0]):
-        winners[k] = play_game(seed, keys, indices[k], rules, codes, trap_ids, odds, strategies, params, streams,
-                               seat_streams, table, order, points, totals[k], counters[k], judged, fired_tally,
-                               trap_stats, logs[k], cursor)
-
-
-@kernel(globals())
-def play_scenario(rules, codes, trap_ids, odds, strategies, params, start_scores, start_final, trap_script,
-                  declare_script, script, log, totals, counters):
-    """Scripted rounds from a given position (``balance play``): traps, declarations and every
-    draw (dice faces - 1, escape tie-breaks, roll-off) come from the scripts; a strategy asked
-    draws from its seat's PLAY stream of game 0 of run 0 (``SCENARIO_KEYS``)."""
-    streams, seat_streams = scenario_streams(rules[R_PLAYERS])
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
+def play_game(state, run, index, given, lineup):
+    """Game ``index`` of ``run`` = (seed, keys): rounds until the final round is over (or the
+    cap); its winner into ``state.work[W_WINNER]``.  Returns its status (FINISHED or
+    STRATEGY_BROKE_RULES)."""
+    rules = given[0]
+    seed_game(state.streams, state.seat_streams, run[0], run[1], index)
     for s in range(rules[R_PLAYERS]):
-        table[T_SCORE + s] = start_scores[s]
-    table[T_FINAL] = start_final
-    order = np.empty(rules[R_TRAPS], dtype=np.int64)
-    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    n_full = 0  # tallies are indexed by full-deck position
-    for t in trap_ids:
-        n_full = max(n_full, t + 1)
-    judged = np.zeros((n_full, odds.shape[1]), dtype=np.int64)
-    fired_tally = np.zeros_like(judged)
-    trap_stats = np.zeros((judged.shape[0], N_TRAP_STATS), dtype=np.int64)
-    cursor = np.zeros(1, dtype=np.int64)
-    return play_rounds(rules, codes, trap_ids, odds, strategies, params, streams, seat_streams, table, order,
-                       points, totals, counters, judged, fired_tally, trap_stats, log, trap_script, declare_script,
-                       script, cursor, trap_script.shape[0])
+        state.table[T_SCORE + s] = 0
+    state.table[T_FINAL] = 0
+    state.work[SCRIPT_CURSOR] = 0
+    winner = play_rounds(state, given, lineup, (NO_SCRIPT, NO_DECLARATIONS, NO_SCRIPT), rules[R_MAX_ROUNDS])
+    state.work[W_WINNER] = winner
+    return STRATEGY_BROKE_RULES if winner == STRATEGY_BROKE_RULES else FINISHED
+
+
+@kernel(globals(), inline="always")
+def keep_row(state, given, outputs, g):
+    """A played game's row ``g`` of a chunk (``SkyCity.chunk_outputs``: one row a game): scores,
+    winner, counters.  The tallies need no copy: the state adds into the chunk's own."""
+    scores_out, winner_out, counters_out = outputs[0], outputs[1], outputs[2]
+    winner_out[g] = state.work[W_WINNER]
+    for s in range(given[0][R_PLAYERS]):
+        scores_out[g, s] = state.totals[s]
+    for c in range(N_COUNTERS):
+        counters_out[g, c] = state.counters[c]
+
+
+@kernel(globals())
+def keep_log(state, given, buffers, k):
+    """A logged game into row ``k`` of the buffers (``SkyCity.log_buffers``: round logs, totals,
+    counters, winner), and the state's log cleared for the next."""
+    logs, totals, counters, winners = buffers[0], buffers[1], buffers[2], buffers[3]
+    logs[k, :, :] = state.log
+    totals[k, :] = state.totals
+    counters[k, :] = state.counters
+    winners[k] = state.work[W_WINNER]
+    state.log[:, :] = UNWRITTEN
+
+
+@kernel(globals())
+def play_position(state, run, position, given, lineup, scripts):
+    """Scripted rounds (``balance play``) from ``position`` = (start scores, final round?):
+    ``scripts`` = (traps, declarations, draws: dice faces - 1, escape tie-breaks, roll-off), one
+    round a scripted trap; its winner (-1: the rounds end before the game) into
+    ``state.work[W_WINNER]``.  A strategy asked draws from its seat's PLAY stream of game 0 of
+    ``run``.  Returns FINISHED, UNFINISHED or STRATEGY_BROKE_RULES."""
+    rules = given[0]
+    start_scores, start_final = position
+    seed_streams(state.streams, run[0], 0, rules[R_PLAYERS])
+    seed_seats(state.seat_streams, run[1], 0)
+    for s in range(rules[R_PLAYERS]):
+        state.table[T_SCORE + s] = start_scores[s]
+    state.table[T_FINAL] = start_final
+    state.work[SCRIPT_CURSOR] = 0
+    winner = play_rounds(state, given, lineup, scripts, scripts[0].shape[0])
+    state.work[W_WINNER] = winner
+    if winner == STRATEGY_BROKE_RULES:
+        return STRATEGY_BROKE_RULES
+    return UNFINISHED if winner == -1 else FINISHED
 
 
 @kernel(globals(), nogil=True)
-def round_points(rules, codes, trap_ids, odds, trap, declarations, dice_index, seed, first, last, points_out):
+def round_points(given, trap, declarations, dice_index, seed, first, last, points_out):
     """One round of trap row ``trap`` per row of ``declarations`` (int64[n, players]: every
     seat's declaration, scripted), everyone at 0 points and not in the final round; row i rolls
     the dice of stream (seed, dice_index[i]), so rows with the same dice index meet the same dice
     (common random numbers).  ``points_out[i, s]``: what seat s scored.  The declaration
     equilibria (analysis/equilibria.py) are built on it."""
-    n_players = rules[R_PLAYERS]
-    streams = np.empty(N_STREAMS, dtype=np.uint64)
-    no_seat_streams = np.zeros((MAX_PLAYERS, N_STREAMS), dtype=np.uint64)  # declarations are scripted
-    table = np.zeros(TABLE_WIDTH, dtype=np.int64)
-    points = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    n_full = 0
-    for t in trap_ids:
-        n_full = max(n_full, t + 1)
-    judged = np.zeros((n_full, odds.shape[1]), dtype=np.int64)
-    fired_tally = np.zeros_like(judged)
-    log = np.empty((0, LOG_WIDTH), dtype=np.int64)
-    no_script = np.empty(0, dtype=np.int64)
-    cursor = np.zeros(1, dtype=np.int64)
-    no_strategies = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    no_params = np.zeros((MAX_PLAYERS, 4), dtype=np.float64)
+    n_players = given[0][R_PLAYERS]
+    state = new_state(given, False)
+    no_players = (np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros((MAX_PLAYERS, 4), dtype=np.float64))  # scripted
     script = np.empty((1, MAX_PLAYERS), dtype=np.int64)
+    table = state.table
     for i in range(first, last):
-        seed_streams(streams, seed, dice_index[i], n_players)
+        seed_streams(state.streams, seed, dice_index[i], n_players)
         table[T_ROUND] = 0
         table[T_FINAL] = 0
         table[T_TRAP] = trap
         for s in range(MAX_PLAYERS):
             table[T_SCORE + s] = 0
             script[0, s] = declarations[i, s] if s < n_players else 0
-        play_round(table, rules, codes, trap_ids, odds, no_strategies, no_params, streams, no_seat_streams,
-                   points, counters, judged, fired_tally, log, -1, script, no_script, cursor)
+        play_round(state, given, no_players, -1, script, NO_SCRIPT)
         for s in range(n_players):
-            points_out[i, s] = points[s]
+            points_out[i, s] = state.points[s]
+
+
+# the entry points, written once for every game (simcore/play.py); no deal_openings: ALEA deals
+# no hands
+run_chunk, play_many_logged, play_scenario = entry_points(globals(), "run_chunk", "play_many_logged", "play_scenario")

@@ -119,14 +119,10 @@ def _one_round(sky_city, setup, lineup, trap_name, scores, final, dice):
     p = setup.players
     start = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
     start[:p] = scores
-    log = np.full((1, sc.LOG_WIDTH), -1, dtype=np.int64)
-    totals = np.zeros(sc.MAX_PLAYERS, dtype=np.int64)
-    counters = np.zeros(sc.N_COUNTERS, dtype=np.int64)
-    winner = lineup.kernels.play_scenario(setup.rules, setup.codes, setup.trap_ids, setup.odds, lineup.ids,
-                                          lineup.params, start, int(final), np.array([_row(setup, trap_name)]),
-                                          np.zeros((0, sc.MAX_PLAYERS), dtype=np.int64),
-                                          np.array([d - 1 for d in dice], dtype=np.int64), log, totals, counters)
-    played = sky_city.log_dict(setup, log, totals, counters, int(winner))
+    _, played = sky_city.kernel_position(setup, lineup, start, final, (
+        np.array([_row(setup, trap_name)]), np.zeros((0, sc.MAX_PLAYERS), dtype=np.int64),
+        np.array([d - 1 for d in dice], dtype=np.int64)))
+    played = sky_city.log_dict(setup, *played)
     replayed = sky_city.scenario({"game": "sky-city", "players": p, "start_scores": list(scores), "final": final,
                                   "rounds": [{"trap": trap_name, "declare": played["rounds"][0]["declared"],
                                               "dice": dice}]}, "best-response round")
